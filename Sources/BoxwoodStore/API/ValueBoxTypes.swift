@@ -1,0 +1,92 @@
+/// How a table orders its keys.
+public enum ValueBoxKeyType: Int32, Sendable, CustomStringConvertible {
+    /// Raw bytes compared with memcmp, shorter first on a common prefix.
+    case binary = 0
+    /// 8-byte big-endian integers (see ``ValueBoxKey/init(int64:)``), ordered by signed numeric value.
+    case int64 = 1
+
+    public var description: String { self == .binary ? "binary" : "int64" }
+}
+
+/// A table descriptor. The table itself is created lazily by its first write.
+public struct ValueBoxTable: Sendable, Hashable {
+    public let id: Int32
+    public let keyType: ValueBoxKeyType
+    /// Accepted for Postbox compatibility; Boxwood stores every table the same way.
+    public let compactValuesOnCreation: Bool
+
+    public init(id: Int32, keyType: ValueBoxKeyType, compactValuesOnCreation: Bool = false) {
+        self.id = id
+        self.keyType = keyType
+        self.compactValuesOnCreation = compactValuesOnCreation
+    }
+}
+
+/// What a `filteredRange` callback says about an entry.
+public enum ValueBoxFilterResult: Sendable {
+    /// Count it towards the limit and continue.
+    case accept
+    /// Do not count it; continue.
+    case skip
+    /// End the scan.
+    case stop
+}
+
+/// When a commit is made durable (like SQLite's `synchronous`).
+public enum Durability: String, Sendable, CaseIterable {
+    /// `commit` returns after its WAL record is on stable storage (fdatasync). A power cut loses nothing
+    /// that was acknowledged.
+    case full
+    /// `commit` appends to the WAL without syncing; checkpoints sync. A power cut may drop a suffix of the
+    /// commits since the last checkpoint, never part of a transaction. The default, as in Postbox.
+    case normal
+    /// Nothing is ever synced. A killed process loses nothing; a power cut or OS crash may lose recent data
+    /// and, if it interrupts a checkpoint, leave a database that refuses to open with a checksum error.
+    case off
+}
+
+/// Options for opening a ``ValueBox``.
+public struct ValueBoxOptions: Sendable {
+    /// Commit durability. Default `.normal`.
+    public var durability: Durability = .normal
+    /// Open without writing: no mutations, no checkpoint, the WAL is replayed in memory only.
+    public var readOnly = false
+    /// A checkpoint runs after a commit once the WAL holds this many bytes. Default 8 MiB.
+    public var checkpointWALBytes: UInt64 = 8 << 20
+    /// A checkpoint also runs once uncheckpointed pages and values hold this many bytes of memory. Default 64 MiB.
+    public var checkpointMemoryBytes = 64 << 20
+    /// Values at least this long are LZ4-compressed when that saves at least 1/16 of their size. Default 256.
+    public var compressionThreshold = 256
+
+    public init(durability: Durability = .normal, readOnly: Bool = false) {
+        self.durability = durability
+        self.readOnly = readOnly
+    }
+}
+
+/// Per-table figures reported by ``ValueBox/tableStatistics()``.
+public struct TableStatistics: Sendable, Equatable {
+    public let id: Int32
+    public let keyType: ValueBoxKeyType
+    /// Number of entries.
+    public let entries: Int
+    /// Sum of key and (uncompressed) value lengths.
+    public let bytes: Int
+}
+
+/// Whole-database figures reported by ``ValueBox/statistics()``.
+public struct DatabaseStatistics: Sendable, Equatable {
+    public let formatVersion: UInt32
+    public let pageSize: Int
+    /// Pages in the data file accounted for by the last checkpoint (both meta pages included).
+    public let pagesTotal: UInt64
+    /// Pages on the free list (reusable by the next checkpoint) plus pages waiting to become free.
+    public let pagesFree: UInt64
+    /// Bytes in the write-ahead log.
+    public let walBytes: UInt64
+    /// The number of non-empty transactions ever committed.
+    public let transactionStateVersion: UInt64
+    /// Checkpoints written since the database was created.
+    public let checkpointGeneration: UInt64
+    public let tables: [TableStatistics]
+}

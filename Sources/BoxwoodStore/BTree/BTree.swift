@@ -1,0 +1,299 @@
+/// Scratch space for one root-to-leaf descent, reused across operations to avoid allocations.
+final class TreePath {
+    /// Page references from the root (index 0) to the leaf.
+    var refs: [PageRef] = []
+    /// For each branch level, the child index taken (0 = leftmost).
+    var childIndexes: [Int] = []
+
+    init() {
+        refs.reserveCapacity(16)
+        childIndexes.reserveCapacity(16)
+    }
+
+    func reset() {
+        refs.removeAll(keepingCapacity: true)
+        childIndexes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Copy-on-write B+tree algorithms over the pager. A tree is identified by its root reference (0 = empty).
+/// Keys are compared with `compareKeys`; int64 tables store their keys sign-flipped so that this byte order is
+/// numeric order.
+enum BTree {
+    static let maxDepth = 48
+
+    static func corrupt(_ pager: Pager, _ ref: PageRef, _ reason: String) -> BoxwoodError {
+        .corrupted(file: pager.file.path, page: ref.isDirtyRef ? nil : ref, reason: reason)
+    }
+
+    // MARK: Lookup
+
+    /// The leaf page and cell offset holding `key`, or nil.
+    @inline(__always)
+    static func find(_ pager: Pager, root: PageRef, _ key: UnsafeRawPointer, _ keyLength: Int) throws(BoxwoodError) -> (UnsafeRawPointer, Int)? {
+        if root == 0 { return nil }
+        var ref = root
+        var depth = 0
+        while true {
+            let p = try pager.page(ref)
+            let type = Node.type(p)
+            if type == PageType.leaf.rawValue {
+                let (i, found) = Node.lowerBound(p, leaf: true, key, keyLength)
+                return found ? (p, Node.slot(p, i)) : nil
+            }
+            guard type == PageType.branch.rawValue else { throw corrupt(pager, ref, "expected a tree page, found type \(type)") }
+            ref = Node.child(p, Node.childIndex(p, key, keyLength))
+            depth += 1
+            if depth > maxDepth { throw corrupt(pager, ref, "tree deeper than \(maxDepth) levels (cycle?)") }
+        }
+    }
+
+    /// Descends to the leaf for `key`, recording the path. Returns the cell index in the leaf and whether the
+    /// key is present. The tree must not be empty.
+    static func descend(_ pager: Pager, root: PageRef, _ key: UnsafeRawPointer, _ keyLength: Int, path: TreePath) throws(BoxwoodError) -> (Int, Bool) {
+        path.reset()
+        var ref = root
+        while true {
+            path.refs.append(ref)
+            let p = try pager.page(ref)
+            let type = Node.type(p)
+            if type == PageType.leaf.rawValue {
+                return Node.lowerBound(p, leaf: true, key, keyLength)
+            }
+            guard type == PageType.branch.rawValue else { throw corrupt(pager, ref, "expected a tree page, found type \(type)") }
+            let c = Node.childIndex(p, key, keyLength)
+            path.childIndexes.append(c)
+            ref = Node.child(p, c)
+            if path.refs.count > maxDepth { throw corrupt(pager, ref, "tree deeper than \(maxDepth) levels (cycle?)") }
+        }
+    }
+
+    /// Makes every page on the path writable for the current transaction, top-down, relinking each parent to
+    /// its child's new copy and updating `root`.
+    static func touchPath(_ pager: Pager, root: inout PageRef, path: TreePath) throws(BoxwoodError) {
+        var parent: UnsafeMutableRawPointer? = nil
+        for level in 0..<path.refs.count {
+            let (ref, memory) = try pager.writable(path.refs[level])
+            if ref != path.refs[level] {
+                path.refs[level] = ref
+                if let parent { Node.setChild(parent, path.childIndexes[level - 1], ref) } else { root = ref }
+            }
+            parent = memory
+        }
+    }
+
+    // MARK: Insertion
+
+    /// Inserts a prepared leaf cell at index `index` of the (already touched) leaf at the end of `path`,
+    /// splitting pages up to the root as needed.
+    static func insertIntoLeaf(_ pager: Pager, root: inout PageRef, path: TreePath, index: Int, cell: UnsafeRawPointer, size: Int) throws(BoxwoodError) {
+        var level = path.refs.count - 1
+        let leafMemory = pager.dirtyMemory(path.refs[level])
+        if Node.insertCell(leafMemory, at: index, cell, size, leaf: true) { return }
+        var (separator, right) = split(pager, leafMemory, insertingAt: index, cell: cell, size: size, leaf: true)
+        // Propagate the new right sibling into the parents.
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { scratch.deallocate() }
+        while level > 0 {
+            level -= 1
+            let parent = pager.dirtyMemory(path.refs[level])
+            let position = path.childIndexes[level]
+            let cellSize = makeBranchCell(scratch, key: separator, child: right)
+            if Node.insertCell(parent, at: position, scratch, cellSize, leaf: false) { return }
+            (separator, right) = split(pager, parent, insertingAt: position, cell: scratch, size: cellSize, leaf: false)
+        }
+        // The root split: grow the tree by one level.
+        let (newRoot, memory) = pager.allocateDirty()
+        Node.initialize(memory, type: .branch)
+        store64(memory, PageLayout.linkOffset, path.refs[0])
+        let cellSize = makeBranchCell(scratch, key: separator, child: right)
+        _ = Node.insertCell(memory, at: 0, scratch, cellSize, leaf: false)
+        root = newRoot
+    }
+
+    /// Writes a branch cell into `buffer`; returns its size.
+    static func makeBranchCell(_ buffer: UnsafeMutableRawPointer, key: [UInt8], child: PageRef) -> Int {
+        store16(buffer, 0, key.count)
+        store64(buffer, 2, child)
+        key.withUnsafeBytes { if let b = $0.baseAddress, $0.count > 0 { (buffer + Node.branchCellHeader).copyMemory(from: b, byteCount: $0.count) } }
+        return Node.branchCellHeader + key.count
+    }
+
+    /// Splits a full page while inserting one more cell. The page keeps the left half; returns the separator
+    /// key and the new right page.
+    static func split(_ pager: Pager, _ page: UnsafeMutableRawPointer, insertingAt index: Int, cell: UnsafeRawPointer, size: Int, leaf: Bool) -> ([UInt8], PageRef) {
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { scratch.deallocate() }
+        scratch.copyMemory(from: page, byteCount: PageLayout.pageSize)
+        let n = Node.count(scratch)
+        var cells: [(UnsafeRawPointer, Int)] = []
+        cells.reserveCapacity(n + 1)
+        for i in 0..<n {
+            if i == index { cells.append((cell, size)) }
+            let off = Node.slot(scratch, i)
+            cells.append((UnsafeRawPointer(scratch + off), Node.cellSize(scratch, off, leaf: leaf)))
+        }
+        if index == n { cells.append((cell, size)) }
+
+        // Choose the split point: the first s whose left part reaches half, or the one before it if the left
+        // part would not fit (always one of the two fits because cells are at most a third of a page).
+        let total = cells.reduce(0) { $0 + $1.1 + 2 }
+        var s = 0
+        var left = 0
+        while s < cells.count, left + cells[s].1 + 2 <= total / 2 { left += cells[s].1 + 2; s += 1 }
+        if s == 0 { s = 1 }
+        let rightFits = { (s: Int) -> Bool in
+            let l = cells[0..<s].reduce(0) { $0 + $1.1 + 2 }
+            let r = total - l - (leaf ? 0 : cells[s].1 + 2)
+            return l <= PageLayout.capacity && r <= PageLayout.capacity
+        }
+        if !rightFits(s) { s += 1 }
+        if !leaf && s >= cells.count - 1 { s = cells.count - 2 }
+        if leaf && s >= cells.count { s = cells.count - 1 }
+
+        let link = Node.link(scratch)
+        let (rightRef, right) = pager.allocateDirty()
+        Node.initialize(page, type: leaf ? .leaf : .branch)
+        Node.initialize(right, type: leaf ? .leaf : .branch)
+        var separator: [UInt8]
+        if leaf {
+            for i in 0..<s { _ = Node.insertCell(page, at: i, cells[i].0, cells[i].1, leaf: true) }
+            for i in s..<cells.count { _ = Node.insertCell(right, at: i - s, cells[i].0, cells[i].1, leaf: true) }
+            // Shortest separator: the shortest prefix of the right page's first key that is greater than the
+            // left page's last key.
+            let (lastKey, lastLength) = Node.key(page, s - 1, leaf: true)
+            let (firstKey, firstLength) = Node.key(right, 0, leaf: true)
+            var p = 0
+            while p < lastLength && p < firstLength && lastKey.load(fromByteOffset: p, as: UInt8.self) == firstKey.load(fromByteOffset: p, as: UInt8.self) { p += 1 }
+            let length = min(p + 1, firstLength)
+            separator = Array(UnsafeRawBufferPointer(start: firstKey, count: length))
+        } else {
+            store64(page, PageLayout.linkOffset, link)
+            for i in 0..<s { _ = Node.insertCell(page, at: i, cells[i].0, cells[i].1, leaf: false) }
+            let middle = cells[s].0
+            let middleKeyLength = load16(middle, 0)
+            separator = Array(UnsafeRawBufferPointer(start: middle + Node.branchCellHeader, count: middleKeyLength))
+            store64(right, PageLayout.linkOffset, load64(middle, 2))
+            for i in (s + 1)..<cells.count { _ = Node.insertCell(right, at: i - s - 1, cells[i].0, cells[i].1, leaf: false) }
+        }
+        return (separator, rightRef)
+    }
+
+    // MARK: Removal
+
+    /// After removing a cell from the (touched) leaf at the end of `path`: drops empty leaves, merges
+    /// under-filled pages with a sibling when both fit in one page, and collapses a root with a single child.
+    static func rebalance(_ pager: Pager, root: inout PageRef, path: TreePath) throws(BoxwoodError) {
+        var level = path.refs.count - 1
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { scratch.deallocate() }
+        var nodeIsEmpty = Node.count(pager.dirtyMemory(path.refs[level])) == 0
+        while level > 0 {
+            let nodeRef = path.refs[level]
+            let node = pager.dirtyMemory(nodeRef)
+            let leaf = Node.type(node) == PageType.leaf.rawValue
+            let parent = pager.dirtyMemory(path.refs[level - 1])
+            let c = path.childIndexes[level - 1]
+            if nodeIsEmpty {
+                // An empty page leaves its parent; a parent that had no other child becomes empty in turn.
+                pager.free(nodeRef)
+                level -= 1
+                if Node.count(parent) == 0 { continue }
+                removeChild(parent, c)
+                nodeIsEmpty = false
+                continue
+            }
+            if Node.usedBytes(node) >= PageLayout.capacity / 4 || Node.count(parent) == 0 { break }
+            let (leftIndex, rightIndex) = c > 0 ? (c - 1, c) : (c, c + 1)
+            let leftRef = Node.child(parent, leftIndex)
+            let rightRef = Node.child(parent, rightIndex)
+            let leftPage = try pager.page(leftRef)
+            let rightPage = try pager.page(rightRef)
+            guard Node.type(leftPage) == Node.type(rightPage) else { throw corrupt(pager, rightRef, "siblings of different kinds") }
+            var separatorSize = 0
+            if !leaf {
+                separatorSize = Node.branchCellSize(parent, Node.slot(parent, rightIndex - 1)) + 2
+            }
+            if Node.usedBytes(leftPage) + Node.usedBytes(rightPage) + separatorSize > PageLayout.capacity { break }
+            let (newLeft, left) = try pager.writable(leftRef)
+            if newLeft != leftRef {
+                Node.setChild(parent, leftIndex, newLeft)
+                if leftIndex == c { path.refs[level] = newLeft }
+            }
+            let right = try pager.page(rightRef)
+            if !leaf {
+                let off = Node.slot(parent, rightIndex - 1)
+                let size = Node.branchCellSize(parent, off)
+                scratch.copyMemory(from: parent + off, byteCount: size)
+                store64(scratch, 2, Node.link(right))
+                _ = Node.insertCell(left, at: Node.count(left), scratch, size, leaf: false)
+            }
+            for i in 0..<Node.count(right) {
+                let off = Node.slot(right, i)
+                _ = Node.insertCell(left, at: Node.count(left), right + off, Node.cellSize(right, off, leaf: leaf), leaf: leaf)
+            }
+            pager.free(rightRef)
+            removeChild(parent, rightIndex)
+            level -= 1
+        }
+        if level == 0 && nodeIsEmpty {
+            pager.free(root)
+            root = 0
+            return
+        }
+        // Collapse a root branch that is left with a single child.
+        while root != 0 {
+            let p = try pager.page(root)
+            guard Node.type(p) == PageType.branch.rawValue, Node.count(p) == 0 else { break }
+            let old = root
+            root = Node.link(p)
+            pager.free(old)
+        }
+    }
+
+    /// Removes child `c` (and its separator) from a branch.
+    static func removeChild(_ parent: UnsafeMutableRawPointer, _ c: Int) {
+        if c == 0 {
+            store64(parent, PageLayout.linkOffset, Node.branchChildAt(parent, Node.slot(parent, 0)))
+            Node.removeCell(parent, at: 0, leaf: false)
+        } else {
+            Node.removeCell(parent, at: c - 1, leaf: false)
+        }
+    }
+
+    // MARK: Whole trees
+
+    /// Visits every page of a tree (parents before children). `overflow` receives each overflow reference.
+    static func visit(_ pager: Pager, root: PageRef, page visitPage: (PageRef, UnsafeRawPointer, Int) throws(BoxwoodError) -> Void,
+                      overflow: (UInt64) throws(BoxwoodError) -> Void) throws(BoxwoodError) {
+        if root == 0 { return }
+        var stack: [(PageRef, Int)] = [(root, 0)]
+        while let (ref, depth) = stack.popLast() {
+            if depth > maxDepth { throw corrupt(pager, ref, "tree deeper than \(maxDepth) levels (cycle?)") }
+            let p = try pager.page(ref)
+            try visitPage(ref, p, depth)
+            let type = Node.type(p)
+            if type == PageType.branch.rawValue {
+                for c in stride(from: Node.count(p), through: 0, by: -1) { stack.append((Node.child(p, c), depth + 1)) }
+            } else if type == PageType.leaf.rawValue {
+                for i in 0..<Node.count(p) {
+                    let off = Node.slot(p, i)
+                    if Node.leafFlags(p, off) & Node.flagOverflow != 0 {
+                        try overflow(load64(p, off + Node.leafCellHeader + Node.leafKeyLength(p, off)))
+                    }
+                }
+            } else {
+                throw corrupt(pager, ref, "expected a tree page, found type \(type)")
+            }
+        }
+    }
+
+    /// Frees every page and overflow value of a tree.
+    static func freeTree(_ pager: Pager, root: PageRef) throws(BoxwoodError) {
+        var pages: [PageRef] = []
+        var overflows: [UInt64] = []
+        try visit(pager, root: root, page: { (ref, _, _) throws(BoxwoodError) in pages.append(ref) }, overflow: { (o) throws(BoxwoodError) in overflows.append(o) })
+        for o in overflows { try pager.freeOverflow(o) }
+        for p in pages { pager.free(p) }
+    }
+}

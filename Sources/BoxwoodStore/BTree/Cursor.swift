@@ -1,0 +1,127 @@
+/// A position in a tree for ordered iteration. Holds raw page pointers, so it is valid only until the next
+/// mutation, checkpoint or remap (callers compare `Pager.modificationCount` and re-seek).
+struct Cursor {
+    private let pager: Pager
+    private let root: PageRef
+    /// Branch pages from the root down, with the child index taken in each.
+    private var stack: [(UnsafeRawPointer, Int)] = []
+    private(set) var leaf: UnsafeRawPointer? = nil
+    private(set) var index = 0
+
+    init(pager: Pager, root: PageRef) {
+        self.pager = pager
+        self.root = root
+        stack.reserveCapacity(8)
+    }
+
+    var isValid: Bool { leaf != nil }
+
+    /// The current key.
+    @inline(__always) var key: (UnsafeRawPointer, Int) { Node.key(leaf.unsafelyUnwrapped, index, leaf: true) }
+
+    /// The current cell (page pointer and cell offset).
+    @inline(__always) var cell: (UnsafeRawPointer, Int) { (leaf.unsafelyUnwrapped, Node.slot(leaf.unsafelyUnwrapped, index)) }
+
+    private mutating func descend(from ref: PageRef, first: Bool) throws(BoxwoodError) -> Bool {
+        var ref = ref
+        while true {
+            if stack.count > BTree.maxDepth { throw BTree.corrupt(pager, ref, "tree deeper than \(BTree.maxDepth) levels") }
+            let p = try pager.page(ref)
+            let type = Node.type(p)
+            if type == PageType.leaf.rawValue {
+                let n = Node.count(p)
+                if n == 0 { return false }
+                leaf = p
+                index = first ? 0 : n - 1
+                return true
+            }
+            guard type == PageType.branch.rawValue else { throw BTree.corrupt(pager, ref, "expected a tree page") }
+            let c = first ? 0 : Node.count(p)
+            stack.append((p, c))
+            ref = Node.child(p, c)
+        }
+    }
+
+    /// Positions on the smallest key.
+    mutating func seekFirst() throws(BoxwoodError) {
+        stack.removeAll(keepingCapacity: true)
+        leaf = nil
+        if root == 0 { return }
+        if try !descend(from: root, first: true) { try nextLeaf() }
+    }
+
+    /// Positions on the largest key.
+    mutating func seekLast() throws(BoxwoodError) {
+        stack.removeAll(keepingCapacity: true)
+        leaf = nil
+        if root == 0 { return }
+        if try !descend(from: root, first: false) { try previousLeaf() }
+    }
+
+    /// Positions on the first key >= `key`; returns true when it equals `key`.
+    @discardableResult
+    mutating func seek(atOrAfter key: UnsafeRawPointer, _ keyLength: Int) throws(BoxwoodError) -> Bool {
+        stack.removeAll(keepingCapacity: true)
+        leaf = nil
+        if root == 0 { return false }
+        var ref = root
+        while true {
+            if stack.count > BTree.maxDepth { throw BTree.corrupt(pager, ref, "tree deeper than \(BTree.maxDepth) levels") }
+            let p = try pager.page(ref)
+            let type = Node.type(p)
+            if type == PageType.leaf.rawValue {
+                let (i, found) = Node.lowerBound(p, leaf: true, key, keyLength)
+                leaf = p
+                index = i
+                if i >= Node.count(p) { try nextLeaf() }
+                return found
+            }
+            guard type == PageType.branch.rawValue else { throw BTree.corrupt(pager, ref, "expected a tree page") }
+            let c = Node.childIndex(p, key, keyLength)
+            stack.append((p, c))
+            ref = Node.child(p, c)
+        }
+    }
+
+    /// Positions on the last key < `key`.
+    mutating func seek(before key: UnsafeRawPointer, _ keyLength: Int) throws(BoxwoodError) {
+        try seek(atOrAfter: key, keyLength)
+        if isValid { try previous() } else { try seekLast() }
+    }
+
+    /// Moves to the next key (invalid past the end).
+    mutating func next() throws(BoxwoodError) {
+        guard let p = leaf else { return }
+        index += 1
+        if index >= Node.count(p) { try nextLeaf() }
+    }
+
+    /// Moves to the previous key (invalid before the start).
+    mutating func previous() throws(BoxwoodError) {
+        guard leaf != nil else { return }
+        index -= 1
+        if index < 0 { try previousLeaf() }
+    }
+
+    private mutating func nextLeaf() throws(BoxwoodError) {
+        leaf = nil
+        while let (p, c) = stack.popLast() {
+            if c < Node.count(p) {
+                stack.append((p, c + 1))
+                if try descend(from: Node.child(p, c + 1), first: true) { return }
+                leaf = nil
+            }
+        }
+    }
+
+    private mutating func previousLeaf() throws(BoxwoodError) {
+        leaf = nil
+        while let (p, c) = stack.popLast() {
+            if c > 0 {
+                stack.append((p, c - 1))
+                if try descend(from: Node.child(p, c - 1), first: false) { return }
+                leaf = nil
+            }
+        }
+    }
+}

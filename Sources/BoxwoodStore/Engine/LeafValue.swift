@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value read out of a leaf: either a pointer into page memory (valid until the next mutation) or a
+/// `malloc`ed copy that the holder must free (or hand to a `ReadBuffer`).
+struct ValueBytes {
+    let pointer: UnsafeRawPointer
+    let count: Int
+    let owned: UnsafeMutableRawPointer?
+
+    func release() { if let owned { free(owned) } }
+
+    /// A `ReadBuffer` that owns a copy (or takes over the owned memory).
+    func makeReadBuffer() -> ReadBuffer {
+        if let owned { return ReadBuffer(memory: owned, length: count, freeWhenDone: true) }
+        return ReadBuffer(copying: UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
+
+/// Encoding of values inside leaf cells: inline or in overflow pages, raw or LZ4 (see `Node`).
+enum LeafValue {
+    static let codecShift: UInt8 = 1
+
+    /// Builds the leaf cell for `key`/`value` into `buffer` (at least `PageLayout.maxCellWithSlot` bytes);
+    /// large values go to a new dirty blob. Returns the cell size.
+    static func makeCell(_ pager: Pager, into buffer: UnsafeMutableRawPointer, key: UnsafeRawPointer, keyLength: Int,
+                         value: UnsafeRawPointer, valueLength: Int, compressionThreshold: Int) -> Int {
+        var stored = value
+        var storedLength = valueLength
+        var codec = ValueCodec.raw
+        var compressed: UnsafeMutableRawPointer? = nil
+        if valueLength >= compressionThreshold, let (bytes, n) = LZ4Codec.compressIfSmaller(value, valueLength) {
+            compressed = bytes
+            stored = UnsafeRawPointer(bytes)
+            storedLength = n
+            codec = .lz4
+        }
+        defer { compressed?.deallocate() }
+        let inlineLength = codec == .lz4 ? 4 + storedLength : storedLength
+        store16(buffer, 0, keyLength)
+        if keyLength > 0 { (buffer + Node.leafCellHeader).copyMemory(from: key, byteCount: keyLength) }
+        let valueOffset = Node.leafCellHeader + keyLength
+        if Node.leafCellHeader + keyLength + inlineLength <= PageLayout.maxInlineLeafCell || inlineLength <= Node.overflowReferenceSize {
+            buffer.storeBytes(of: codec.rawValue << codecShift, toByteOffset: 2, as: UInt8.self)
+            store32(buffer, 3, UInt32(inlineLength))
+            if codec == .lz4 {
+                store32(buffer, valueOffset, UInt32(valueLength))
+                (buffer + valueOffset + 4).copyMemory(from: stored, byteCount: storedLength)
+            } else if storedLength > 0 {
+                (buffer + valueOffset).copyMemory(from: stored, byteCount: storedLength)
+            }
+            return valueOffset + inlineLength
+        }
+        let (blobRef, blob) = pager.allocateBlob(count: storedLength)
+        blob.copyMemory(from: stored, byteCount: storedLength)
+        buffer.storeBytes(of: Node.flagOverflow | (codec.rawValue << codecShift), toByteOffset: 2, as: UInt8.self)
+        store32(buffer, 3, UInt32(Node.overflowReferenceSize))
+        store64(buffer, valueOffset, blobRef)
+        store64(buffer, valueOffset + 8, UInt64(storedLength))
+        store64(buffer, valueOffset + 16, UInt64(valueLength))
+        return valueOffset + Node.overflowReferenceSize
+    }
+
+    static func codec(_ p: UnsafeRawPointer, _ off: Int) -> UInt8 { (Node.leafFlags(p, off) >> codecShift) & 0x3 }
+
+    static func isOverflow(_ p: UnsafeRawPointer, _ off: Int) -> Bool { Node.leafFlags(p, off) & Node.flagOverflow != 0 }
+
+    static func valueOffset(_ p: UnsafeRawPointer, _ off: Int) -> Int { off + Node.leafCellHeader + Node.leafKeyLength(p, off) }
+
+    /// The overflow reference of a cell, if its value lives in overflow pages.
+    static func overflowReference(_ p: UnsafeRawPointer, _ off: Int) -> UInt64? {
+        isOverflow(p, off) ? load64(p, valueOffset(p, off)) : nil
+    }
+
+    /// The uncompressed length of the value in a cell.
+    static func rawLength(_ p: UnsafeRawPointer, _ off: Int) -> Int {
+        let v = valueOffset(p, off)
+        if isOverflow(p, off) { return Int(load64(p, v + 16)) }
+        if codec(p, off) == ValueCodec.lz4.rawValue { return Int(load32(p, v)) }
+        return Node.leafValueLength(p, off)
+    }
+
+    /// Reads the value of a cell, decompressing and following overflow pages as needed.
+    static func read(_ pager: Pager, _ p: UnsafeRawPointer, _ off: Int) throws(BoxwoodError) -> ValueBytes {
+        let v = valueOffset(p, off)
+        let codecValue = codec(p, off)
+        guard let codec = ValueCodec(rawValue: codecValue) else {
+            throw .corrupted(file: pager.file.path, page: nil, reason: "unknown value codec \(codecValue)")
+        }
+        if !isOverflow(p, off) {
+            let length = Node.leafValueLength(p, off)
+            if codec == .raw { return ValueBytes(pointer: p + v, count: length, owned: nil) }
+            guard length >= 4 else { throw .corrupted(file: pager.file.path, page: nil, reason: "short compressed value") }
+            return try decompress(pager, p + v + 4, length - 4, rawLength: Int(load32(p, v)))
+        }
+        let ref = load64(p, v)
+        let storedLength = Int(load64(p, v + 8))
+        let rawLength = Int(load64(p, v + 16))
+        if ref.isDirtyRef {
+            let blob = pager.blob(ref)
+            if codec == .raw { return ValueBytes(pointer: blob.memory, count: blob.count, owned: nil) }
+            return try decompress(pager, blob.memory, blob.count, rawLength: rawLength)
+        }
+        let stored = try readOverflowChain(pager, first: ref, length: storedLength)
+        if codec == .raw { return ValueBytes(pointer: stored, count: storedLength, owned: stored) }
+        defer { free(stored) }
+        return try decompress(pager, stored, storedLength, rawLength: rawLength)
+    }
+
+    private static func decompress(_ pager: Pager, _ source: UnsafeRawPointer, _ count: Int, rawLength: Int) throws(BoxwoodError) -> ValueBytes {
+        guard let out = malloc(max(rawLength, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: ENOMEM) }
+        if !LZ4Codec.decompress(source, count, into: out, rawCount: rawLength) {
+            free(out)
+            throw .corrupted(file: pager.file.path, page: nil, reason: "LZ4 value does not decompress to \(rawLength) bytes")
+        }
+        return ValueBytes(pointer: out, count: rawLength, owned: out)
+    }
+
+    /// Copies a chain of overflow pages into a new `malloc`ed buffer of `length` bytes.
+    static func readOverflowChain(_ pager: Pager, first: UInt64, length: Int) throws(BoxwoodError) -> UnsafeMutableRawPointer {
+        guard let out = malloc(max(length, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: ENOMEM) }
+        var page = first
+        var copied = 0
+        while copied < length {
+            if page == 0 {
+                free(out)
+                throw .corrupted(file: pager.file.path, page: nil, reason: "overflow chain ends after \(copied) of \(length) bytes")
+            }
+            let p: UnsafeRawPointer
+            do { p = try pager.diskPage(page) } catch { free(out); throw error }
+            let n = Int(load64(p, PageLayout.auxOffset))
+            guard Node.type(p) == PageType.overflow.rawValue, n > 0, copied + n <= length else {
+                free(out)
+                throw .corrupted(file: pager.file.path, page: page, reason: "bad overflow page in a \(length)-byte value")
+            }
+            (out + copied).copyMemory(from: p + PageLayout.headerSize, byteCount: n)
+            copied += n
+            page = load64(p, PageLayout.linkOffset)
+        }
+        return out
+    }
+}

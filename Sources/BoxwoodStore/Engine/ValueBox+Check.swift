@@ -1,0 +1,168 @@
+/// The result of ``ValueBox/check()``.
+public struct CheckReport: Sendable, Equatable {
+    /// Every problem found, in the order found (empty when the database is sound).
+    public var problems: [String] = []
+    /// Pages read and verified.
+    public var pagesChecked = 0
+    /// Entries visited across all tables.
+    public var entriesChecked = 0
+
+    /// True when no problem was found.
+    public var isOK: Bool { problems.isEmpty }
+}
+
+/// Integrity check: every checksum, key order within and across pages, uniform leaf depth, overflow chains,
+/// LZ4 payloads, per-table counts, and page accounting (every page of the file is exactly one of: meta,
+/// tree, overflow, catalog, freelist, free).
+extension ValueBox {
+    /// Verifies the whole database. Problems are reported, not thrown; a thrown error means the check
+    /// itself could not run (closed box, I/O error).
+    public func check() throws(BoxwoodError) -> CheckReport {
+        try checkUsable()
+        var report = CheckReport()
+        var owner: [UInt64: String] = [0: "meta", 1: "meta"]
+        func claim(_ page: UInt64, _ what: String) {
+            if page < 2 || page >= pager.pageCount {
+                report.problems.append("\(what): page \(page) is outside the file (\(pager.pageCount) pages)")
+            } else if let previous = owner[page] {
+                report.problems.append("page \(page) is used twice: by \(previous) and by \(what)")
+            } else {
+                owner[page] = what
+            }
+        }
+
+        for id in tables.keys.sorted() {
+            let state = tables[id]!
+            checkTree(name: "table \(id)", root: state.root, keyType: state.keyType, expected: state, report: &report, claim: claim)
+        }
+        for page in catalogPages { claim(page, "catalog") }
+        if meta.catalogRoot != 0 {
+            do { _ = try pager.verifiedDiskPage(meta.catalogRoot) } catch { report.problems.append("catalog: \(error)") }
+        }
+        for page in pager.freelistPages {
+            claim(page, "freelist")
+            do { _ = try pager.verifiedDiskPage(page); report.pagesChecked += 1 } catch { report.problems.append("freelist: \(error)") }
+        }
+        for page in pager.freePages { claim(page, "free list entry") }
+        for page in pager.pendingFree { claim(page, "page freed since the last checkpoint") }
+        if UInt64(owner.count) < pager.pageCount {
+            let missing = (0..<pager.pageCount).filter { owner[$0] == nil }
+            report.problems.append("\(missing.count) page(s) are neither used nor free (leaked), first: \(missing.prefix(8).map(String.init).joined(separator: ", "))")
+        }
+        if report.problems.count > 200 { report.problems = Array(report.problems.prefix(200)) + ["(more problems not shown)"] }
+        return report
+    }
+
+    private func checkTree(name: String, root: PageRef, keyType: ValueBoxKeyType, expected: TableState,
+                           report: inout CheckReport, claim: (UInt64, String) -> Void) {
+        var entries = 0
+        var bytes = 0
+        var leafDepth: Int? = nil
+        // (ref, depth, lower bound inclusive, upper bound exclusive)
+        var stack: [(PageRef, Int, [UInt8]?, [UInt8]?)] = root == 0 ? [] : [(root, 0, nil, nil)]
+        while let (ref, depth, lower, upper) = stack.popLast() {
+            let where_ = ref.isDirtyRef ? "\(name), uncheckpointed page" : "\(name), page \(ref)"
+            if !ref.isDirtyRef { claim(ref, name) }
+            if depth > BTree.maxDepth { report.problems.append("\(where_): tree deeper than \(BTree.maxDepth)"); continue }
+            let p: UnsafeRawPointer
+            do { p = ref.isDirtyRef ? try pager.page(ref) : try pager.verifiedDiskPage(ref) } catch {
+                report.problems.append("\(name): \(error)"); continue
+            }
+            report.pagesChecked += 1
+            let type = Node.type(p)
+            guard type == PageType.branch.rawValue || type == PageType.leaf.rawValue else {
+                report.problems.append("\(where_): expected a tree page, found type \(type)"); continue
+            }
+            let leaf = type == PageType.leaf.rawValue
+            if let reason = Node.validate(p) { report.problems.append("\(where_): \(reason)"); continue }
+            let n = Node.count(p)
+            if n == 0 && (leaf ? ref != root : false) { report.problems.append("\(where_): empty leaf") }
+            var previous: [UInt8]? = lower
+            for i in 0..<n {
+                let (k, kn) = Node.key(p, i, leaf: leaf)
+                let key = Array(UnsafeRawBufferPointer(start: k, count: kn))
+                if let previous, leaf || i > 0 || lower != nil {
+                    let c = compare(previous, key)
+                    if (i == 0 ? c > 0 : c >= 0) { report.problems.append("\(where_): key \(i) out of order"); break }
+                }
+                if let upper, compare(key, upper) >= 0 { report.problems.append("\(where_): key \(i) beyond its parent's bound"); break }
+                if leaf && keyType == .int64 && kn != 8 { report.problems.append("\(where_): int64 key of \(kn) bytes") }
+                previous = key
+            }
+            if leaf {
+                if let d = leafDepth, d != depth { report.problems.append("\(where_): leaf at depth \(depth), others at \(d)") }
+                leafDepth = leafDepth ?? depth
+                for i in 0..<n {
+                    let off = Node.slot(p, i)
+                    entries += 1
+                    bytes += Node.leafKeyLength(p, off) + LeafValue.rawLength(p, off)
+                    if let overflow = LeafValue.overflowReference(p, off), !overflow.isDirtyRef {
+                        checkOverflow(overflow, storedLength: Int(load64(p, LeafValue.valueOffset(p, off) + 8)), name: name, report: &report, claim: claim)
+                    }
+                    do { try LeafValue.read(pager, p, off).release() } catch { report.problems.append("\(where_): value \(i): \(error)") }
+                }
+            } else {
+                for c in stride(from: n, through: 0, by: -1) {
+                    let low: [UInt8]? = c == 0 ? lower : Array(UnsafeRawBufferPointer(start: Node.key(p, c - 1, leaf: false).0, count: Node.key(p, c - 1, leaf: false).1))
+                    let high: [UInt8]? = c == n ? upper : Array(UnsafeRawBufferPointer(start: Node.key(p, c, leaf: false).0, count: Node.key(p, c, leaf: false).1))
+                    stack.append((Node.child(p, c), depth + 1, low, high))
+                }
+            }
+        }
+        report.entriesChecked += entries
+        if entries != expected.entries { report.problems.append("\(name): \(entries) entries, catalog says \(expected.entries)") }
+        if bytes != expected.bytes { report.problems.append("\(name): \(bytes) bytes, catalog says \(expected.bytes)") }
+    }
+
+    private func checkOverflow(_ first: UInt64, storedLength: Int, name: String, report: inout CheckReport, claim: (UInt64, String) -> Void) {
+        var page = first
+        var total = 0
+        var steps = 0
+        while page != 0 {
+            claim(page, "\(name) overflow")
+            steps += 1
+            if steps > Int(pager.pageCount) { report.problems.append("\(name): overflow chain at \(first) loops"); return }
+            let p: UnsafeRawPointer
+            do { p = try pager.verifiedDiskPage(page) } catch { report.problems.append("\(name): \(error)"); return }
+            report.pagesChecked += 1
+            guard Node.type(p) == PageType.overflow.rawValue else {
+                report.problems.append("\(name), page \(page): expected an overflow page"); return
+            }
+            total += Int(load64(p, PageLayout.auxOffset))
+            page = load64(p, PageLayout.linkOffset)
+        }
+        if total != storedLength { report.problems.append("\(name): overflow chain at \(first) holds \(total) bytes, cell says \(storedLength)") }
+    }
+
+    private func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBytes { ra in b.withUnsafeBytes { rb in
+            compareKeys(ra.baseAddress ?? UnsafeRawPointer(cellBuffer), ra.count, rb.baseAddress ?? UnsafeRawPointer(cellBuffer), rb.count)
+        } }
+    }
+
+    // MARK: Statistics
+
+    /// Whole-database figures (no I/O beyond what is already mapped).
+    public func statistics() throws(BoxwoodError) -> DatabaseStatistics {
+        try checkUsable()
+        return DatabaseStatistics(
+            formatVersion: MetaPage.formatVersion, pageSize: PageLayout.pageSize, pagesTotal: pager.pageCount,
+            pagesFree: UInt64(pager.freePages.count + pager.pendingFree.count), walBytes: wal?.size ?? 0,
+            transactionStateVersion: lastSequence, checkpointGeneration: meta.generation, tables: try tableStatistics())
+    }
+
+    /// Per-table figures, by ascending id.
+    public func tableStatistics() throws(BoxwoodError) -> [TableStatistics] {
+        try checkUsable()
+        return tables.keys.sorted().map { id in
+            let s = tables[id]!
+            return TableStatistics(id: id, keyType: s.keyType, entries: s.entries, bytes: s.bytes)
+        }
+    }
+
+    /// Every table as a descriptor, by ascending id.
+    public func allTables() throws(BoxwoodError) -> [ValueBoxTable] {
+        try checkUsable()
+        return tables.keys.sorted().map { ValueBoxTable(id: $0, keyType: tables[$0]!.keyType) }
+    }
+}

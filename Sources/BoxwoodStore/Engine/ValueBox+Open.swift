@@ -1,0 +1,186 @@
+/// Opening and recovery: pick the newest valid meta page, load the catalog and freelist, replay the WAL.
+extension ValueBox {
+    func open() throws(BoxwoodError) {
+        let readOnly = options.readOnly
+        switch fileSystem.kind(of: path) {
+        case nil:
+            if readOnly { throw .notABoxwoodDatabase(path: path, reason: "no such directory") }
+            try fileSystem.createDirectory(path)
+            try fileSystem.syncDirectory(parentDirectory(of: path))
+        case .directory:
+            break
+        case .regular, .other:
+            throw .notABoxwoodDatabase(path: path, reason: "not a directory (a Boxwood database is a directory holding 'data' and 'wal')")
+        }
+        let dataPath = path + "/" + ValueBox.dataFileName
+        let walPath = path + "/" + ValueBox.walFileName
+        let dataExisted = fileSystem.kind(of: dataPath) != nil
+        if !dataExisted && readOnly { throw .notABoxwoodDatabase(path: path, reason: "no data file") }
+        let file = try fileSystem.open(dataPath, create: true, readOnly: readOnly)
+        dataFile = file
+        if !(try file.tryLock(exclusive: !readOnly)) { throw .databaseLocked(path: path) }
+        if !dataExisted { try fileSystem.syncDirectory(path) }
+
+        var size = try file.size()
+        if size == 0 {
+            try initializeDataFile(file)
+            size = try file.size()
+        }
+        let chosen = try readMeta(file, size: size)
+        meta = chosen
+        if size < chosen.pageCount * UInt64(PageLayout.pageSize) {
+            throw .corrupted(file: dataPath, page: nil,
+                             reason: "file is \(size) bytes but the meta accounts for \(chosen.pageCount) pages (truncated?)")
+        }
+        let pager = Pager(file: file)
+        self.pager = pager
+        pager.pageCount = chosen.pageCount
+        try pager.ensureMapped(pages: chosen.pageCount)
+        try loadFreelist()
+        try loadCatalog()
+        lastSequence = chosen.lastSequence
+
+        let walExisted = fileSystem.kind(of: walPath) != nil
+        if readOnly && !walExisted { return }
+        let walFile = try fileSystem.open(walPath, create: !readOnly, readOnly: readOnly)
+        let log = WriteAheadLog(file: walFile)
+        wal = log
+        if !walExisted { try fileSystem.syncDirectory(path) }
+        try recover(log)
+    }
+
+    private func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// Writes the two meta pages of an empty database and makes them durable.
+    private func initializeDataFile(_ file: StorageFile) throws(BoxwoodError) {
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { page.deallocate() }
+        let salt = UInt64.random(in: 1...UInt64.max)
+        for generation in [UInt64(0), 1] {
+            let m = MetaPage(generation: generation, pageCount: 2, catalogRoot: 0, freelistHead: 0, freeCount: 0,
+                             lastSequence: 0, walSalt: salt)
+            m.encode(into: page)
+            try file.write(page, count: PageLayout.pageSize, offset: m.slot * UInt64(PageLayout.pageSize))
+        }
+        if options.durability != .off { try file.sync() }
+    }
+
+    /// Reads both meta pages and picks the valid one with the higher generation.
+    private func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> MetaPage {
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { page.deallocate() }
+        var results: [MetaPage.DecodeResult] = []
+        for slot in [UInt64(0), 1] {
+            page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+            _ = try file.read(into: page, count: PageLayout.pageSize, offset: slot * UInt64(PageLayout.pageSize))
+            results.append(MetaPage.decode(page, slot: slot))
+        }
+        var best: MetaPage? = nil
+        for case let .valid(m) in results where best == nil || m.generation > best!.generation { best = m }
+        if let best { return best }
+        let dataPath = file.path
+        for case let .unsupportedVersion(v) in results {
+            throw .unsupportedFormatVersion(path: dataPath, found: v, supported: MetaPage.formatVersion)
+        }
+        if results.allSatisfy({ if case .foreign = $0 { return true } else { return false } }) {
+            throw .notABoxwoodDatabase(path: path, reason: size < UInt64(2 * PageLayout.pageSize)
+                ? "data file is \(size) bytes, shorter than its two meta pages" : "the data file has no Boxwood header")
+        }
+        if size < UInt64(2 * PageLayout.pageSize) {
+            throw .corrupted(file: dataPath, page: nil, reason: "data file is \(size) bytes, shorter than its two meta pages (truncated)")
+        }
+        throw .checksumMismatch(file: dataPath, page: 0, offset: 0)
+    }
+
+    /// Loads the durable freelist into the pager.
+    private func loadFreelist() throws(BoxwoodError) {
+        var free: [UInt64] = []
+        var listPages: [UInt64] = []
+        var page = meta.freelistHead
+        while page != 0 {
+            if listPages.count > Int(meta.pageCount) { throw .corrupted(file: dataFile.path, page: page, reason: "freelist loops") }
+            let p = try pager.diskPage(page)
+            guard Node.type(p) == PageType.freelist.rawValue else {
+                throw .corrupted(file: dataFile.path, page: page, reason: "expected a freelist page")
+            }
+            listPages.append(page)
+            let n = Int(load64(p, PageLayout.auxOffset))
+            for i in 0..<n {
+                let entry = load64(p, PageLayout.headerSize + 8 * i)
+                guard entry >= 2, entry < meta.pageCount else {
+                    throw .corrupted(file: dataFile.path, page: page, reason: "freelist entry \(entry) out of range")
+                }
+                free.append(entry)
+            }
+            page = load64(p, PageLayout.linkOffset)
+        }
+        guard UInt64(free.count) == meta.freeCount else {
+            throw .corrupted(file: dataFile.path, page: meta.freelistHead, reason: "freelist holds \(free.count) pages, meta says \(meta.freeCount)")
+        }
+        free.sort(by: >)
+        pager.freePages = free
+        pager.freelistPages = listPages
+    }
+
+    /// Loads the catalog tree into `tables`.
+    private func loadCatalog() throws(BoxwoodError) {
+        tables = [:]
+        catalogPages = []
+        try BTree.visit(pager, root: meta.catalogRoot, page: { (ref, _, _) throws(BoxwoodError) in self.catalogPages.append(ref) }, overflow: { (_) throws(BoxwoodError) in
+            throw BoxwoodError.corrupted(file: self.dataFile.path, page: nil, reason: "overflow value in the catalog")
+        })
+        var cursor = Cursor(pager: pager, root: meta.catalogRoot)
+        try cursor.seekFirst()
+        while cursor.isValid {
+            let (p, off) = cursor.cell
+            let (key, keyLength) = cursor.key
+            guard keyLength == 4, !LeafValue.isOverflow(p, off), LeafValue.codec(p, off) == 0,
+                  let state = Catalog.decode(p + LeafValue.valueOffset(p, off), count: Node.leafValueLength(p, off)) else {
+                throw .corrupted(file: dataFile.path, page: nil, reason: "malformed catalog entry")
+            }
+            tables[Catalog.id(fromKey: key)] = state
+            try cursor.next()
+        }
+    }
+
+    /// Replays the WAL records committed after the meta, truncating a torn tail.
+    private func recover(_ log: WriteAheadLog) throws(BoxwoodError) {
+        let headerSalt = try log.readHeaderSalt()
+        if headerSalt != meta.walSalt {
+            // A new, torn or stale log (crash after the meta flip, before the log reset): nothing in it is
+            // newer than the pages.
+            if !options.readOnly { try log.reset(salt: meta.walSalt, sync: options.durability != .off) }
+            return
+        }
+        replaying = true
+        defer { replaying = false }
+        let (_, torn) = try log.replay(salt: meta.walSalt, afterSequence: meta.lastSequence) { (sequence, count, payload) throws(BoxwoodError) in
+            beginInternal()
+            var reader = ByteReader(payload.baseAddress!, count: payload.count)
+            var applied: UInt32 = 0
+            while !reader.isAtEnd {
+                guard let operation = reader.operation() else {
+                    abort()
+                    throw .corrupted(file: log.file.path, page: nil, reason: "malformed operation in WAL record \(sequence)")
+                }
+                do throws(BoxwoodError) { try apply(operation) } catch { abort(); throw error }
+                applied += 1
+            }
+            guard applied == count else {
+                abort()
+                throw .corrupted(file: log.file.path, page: nil, reason: "WAL record \(sequence) holds \(applied) operations, header says \(count)")
+            }
+            pager.commitTransaction()
+            inTransaction = false
+            lastSequence = sequence
+        }
+        if torn > 0 && !options.readOnly {
+            try log.file.truncate(to: log.endOffset)
+            if options.durability != .off { try log.file.sync() }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+/// Reads: point lookups over the mapped pages (no syscalls) and ordered iteration with Postbox's bounds rules.
+extension ValueBox {
+    /// A copy of the value of `key`, or nil when the key or the table is absent.
+    public func get(_ table: ValueBoxTable, key: ValueBoxKey) throws(BoxwoodError) -> ReadBuffer? {
+        try checkUsable()
+        guard let state = try existingTable(table), state.root != 0 else { return nil }
+        return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> ReadBuffer? in
+            guard let (page, off) = try BTree.find(pager, root: state.root, k, n) else { return nil }
+            return try LeafValue.read(pager, page, off).makeReadBuffer()
+        }
+    }
+
+    /// Runs `body` with the value bytes of `key` without copying them when possible; nil when absent.
+    /// The bytes are valid only during `body`, which must not modify the value box.
+    public func withValue<R>(_ table: ValueBoxTable, key: ValueBoxKey, _ body: (UnsafeRawBufferPointer) -> R) throws(BoxwoodError) -> R? {
+        try checkUsable()
+        guard let state = try existingTable(table), state.root != 0 else { return nil }
+        return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> R? in
+            guard let (page, off) = try BTree.find(pager, root: state.root, k, n) else { return nil }
+            let value = try LeafValue.read(pager, page, off)
+            defer { value.release() }
+            return body(UnsafeRawBufferPointer(start: value.pointer, count: value.count))
+        }
+    }
+
+    /// True when `key` is present.
+    public func exists(_ table: ValueBoxTable, key: ValueBoxKey) throws(BoxwoodError) -> Bool {
+        try checkUsable()
+        guard let state = try existingTable(table), state.root != 0 else { return false }
+        return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> Bool in
+            try BTree.find(pager, root: state.root, k, n) != nil
+        }
+    }
+
+    /// Partial read: `process` gets the value length and a reader `(buffer, offset, length)`. Out-of-range
+    /// reads are not performed and are reported as `.outOfBounds`. Nothing happens when the key is absent.
+    public func read(_ table: ValueBoxTable, key: ValueBoxKey, _ process: (Int, (UnsafeMutableRawPointer, Int, Int) -> Void) -> Void) throws(BoxwoodError) {
+        var rangeError: BoxwoodError? = nil
+        _ = try withValue(table, key: key) { bytes in
+            process(bytes.count) { buffer, offset, count in
+                guard offset >= 0, count >= 0, offset + count <= bytes.count else {
+                    rangeError = rangeError ?? .outOfBounds(offset: offset, length: count, valueLength: bytes.count); return
+                }
+                if count > 0 { buffer.copyMemory(from: bytes.baseAddress! + offset, byteCount: count) }
+            }
+        }
+        if let rangeError { throw rangeError }
+    }
+
+    // MARK: Ranges
+
+    /// Entries strictly between `start` and `end`: ascending when `start < end`, descending when `start > end`,
+    /// nothing when equal. `limit <= 0` means no limit; the callback returns false to stop. The key and buffer
+    /// passed to the callback are copies the callback may keep.
+    public func range(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey,
+                      values: (ValueBoxKey, ReadBuffer) -> Bool, limit: Int) throws(BoxwoodError) {
+        try walk(table, start: start, end: end, limit: limit, needValue: true) { key, value in
+            values(key, value!) ? .accept : .stop
+        }
+    }
+
+    /// Keys strictly between `start` and `end` (see `range(_:start:end:values:limit:)`).
+    public func range(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey,
+                      keys: (ValueBoxKey) -> Bool, limit: Int) throws(BoxwoodError) {
+        try walk(table, start: start, end: end, limit: limit, needValue: false) { key, _ in
+            keys(key) ? .accept : .stop
+        }
+    }
+
+    /// Like `range`, but the callback decides per entry: `.accept` counts towards `limit`, `.skip` does not,
+    /// `.stop` ends the scan.
+    public func filteredRange(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey,
+                              values: (ValueBoxKey, ReadBuffer) -> ValueBoxFilterResult, limit: Int) throws(BoxwoodError) {
+        try walk(table, start: start, end: end, limit: limit, needValue: true) { key, value in values(key, value!) }
+    }
+
+    /// Keys-only variant of `filteredRange`.
+    public func filteredRange(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey,
+                              keys: (ValueBoxKey) -> ValueBoxFilterResult, limit: Int) throws(BoxwoodError) {
+        try walk(table, start: start, end: end, limit: limit, needValue: false) { key, _ in keys(key) }
+    }
+
+    /// Every entry in ascending key order; the callback returns false to stop.
+    public func scan(_ table: ValueBoxTable, values: (ValueBoxKey, ReadBuffer) -> Bool) throws(BoxwoodError) {
+        try walkAll(table, needValue: true) { key, value in values(publicKey(table.keyType, key.0, key.1), value!) }
+    }
+
+    /// Every key in ascending order; the callback returns false to stop.
+    public func scan(_ table: ValueBoxTable, keys: (ValueBoxKey) -> Bool) throws(BoxwoodError) {
+        try walkAll(table, needValue: false) { key, _ in keys(publicKey(table.keyType, key.0, key.1)) }
+    }
+
+    /// Every entry of an int64 table in ascending numeric order, with the integer key.
+    public func scanInt64(_ table: ValueBoxTable, values: (Int64, ReadBuffer) -> Bool) throws(BoxwoodError) {
+        guard table.keyType == .int64 else { throw .keyTypeMismatch(table: table.id, existing: "int64", requested: table.keyType.description) }
+        try walkAll(table, needValue: true) { key, value in values(int64Key(key.0, key.1), value!) }
+    }
+
+    /// Every key of an int64 table in ascending numeric order.
+    public func scanInt64(_ table: ValueBoxTable, keys: (Int64) -> Bool) throws(BoxwoodError) {
+        guard table.keyType == .int64 else { throw .keyTypeMismatch(table: table.id, existing: "int64", requested: table.keyType.description) }
+        try walkAll(table, needValue: false) { key, _ in keys(int64Key(key.0, key.1)) }
+    }
+
+    /// The number of entries in a table (0 when it does not exist).
+    public func count(_ table: ValueBoxTable) throws(BoxwoodError) -> Int {
+        try checkUsable()
+        return try existingTable(table)?.entries ?? 0
+    }
+
+    /// The number of keys strictly between `start` and `end` (no direction swap: `start >= end` gives 0).
+    public func count(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey) throws(BoxwoodError) -> Int {
+        try checkUsable()
+        guard let state = try existingTable(table), state.root != 0 else { return 0 }
+        return try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) -> Int in
+            try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) -> Int in
+                if compareKeys(s, sn, e, en) >= 0 { return 0 }
+                var cursor = Cursor(pager: pager, root: state.root)
+                if try cursor.seek(atOrAfter: s, sn) { try cursor.next() }
+                var n = 0
+                while cursor.isValid {
+                    let (k, kn) = cursor.key
+                    if compareKeys(k, kn, e, en) >= 0 { break }
+                    n += 1
+                    try cursor.next()
+                }
+                return n
+            }
+        }
+    }
+
+    // MARK: Iteration machinery
+
+    private func int64Key(_ p: UnsafeRawPointer, _ n: Int) -> Int64 {
+        guard n == 8 else { return 0 }
+        return Int64(bitPattern: UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
+    }
+
+    /// Walks the whole table in ascending order.
+    private func walkAll(_ table: ValueBoxTable, needValue: Bool,
+                         _ visit: ((UnsafeRawPointer, Int), ReadBuffer?) -> Bool) throws(BoxwoodError) {
+        try checkUsable()
+        guard let state = try existingTable(table), state.root != 0 else { return }
+        var cursor = Cursor(pager: pager, root: state.root)
+        try cursor.seekFirst()
+        try iterate(&cursor, state: state, table: table, ascending: true, end: nil, limit: 0, needValue: needValue) { key, value in
+            visit(key, value) ? .accept : .stop
+        }
+    }
+
+    /// Postbox's range rules over internal keys.
+    private func walk(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey, limit: Int, needValue: Bool,
+                      _ visit: (ValueBoxKey, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
+        try checkUsable()
+        guard let state = try existingTable(table), state.root != 0 else { return }
+        try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) in
+            try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) in
+                let order = compareKeys(s, sn, e, en)
+                if order == 0 { return }
+                var cursor = Cursor(pager: pager, root: state.root)
+                if order < 0 {
+                    if try cursor.seek(atOrAfter: s, sn) { try cursor.next() }
+                } else {
+                    try cursor.seek(before: s, sn)
+                }
+                try iterate(&cursor, state: state, table: table, ascending: order < 0, end: (e, en), limit: limit, needValue: needValue) { key, value in
+                    visit(publicKey(table.keyType, key.0, key.1), value)
+                }
+            }
+        }
+    }
+
+    /// Drives a cursor until the exclusive `end`, the limit or a `.stop`. If a callback modifies the value
+    /// box, the cursor re-seeks after the last key it returned.
+    private func iterate(_ cursor: inout Cursor, state: TableState, table: ValueBoxTable, ascending: Bool,
+                         end: (UnsafeRawPointer, Int)?, limit: Int, needValue: Bool,
+                         _ visit: ((UnsafeRawPointer, Int), ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
+        var accepted = 0
+        let lastKey = UnsafeMutableRawPointer.allocate(byteCount: ValueBox.maxKeySize + 8, alignment: 8)
+        defer { lastKey.deallocate() }
+        var seen = pager.modificationCount
+        while cursor.isValid {
+            let (k, n) = cursor.key
+            if let (e, en) = end {
+                let c = compareKeys(k, n, e, en)
+                if ascending ? c >= 0 : c <= 0 { return }
+            }
+            var value: ReadBuffer? = nil
+            if needValue {
+                let (page, off) = cursor.cell
+                value = try LeafValue.read(pager, page, off).makeReadBuffer()
+            }
+            lastKey.copyMemory(from: k, byteCount: n)
+            switch visit((UnsafeRawPointer(lastKey), n), value) {
+            case .stop: return
+            case .accept:
+                accepted += 1
+                if limit > 0 && accepted >= limit { return }
+            case .skip: break
+            }
+            if pager == nil { throw .closed }
+            if pager.modificationCount != seen {
+                // The callback changed the box: page pointers may be stale. Re-seek from the table's new root.
+                seen = pager.modificationCount
+                guard let now = tables[table.id], now.root != 0 else { return }
+                cursor = Cursor(pager: pager, root: now.root)
+                if ascending {
+                    if try cursor.seek(atOrAfter: lastKey, n) { try cursor.next() }
+                } else {
+                    try cursor.seek(before: lastKey, n)
+                }
+            } else if ascending {
+                try cursor.next()
+            } else {
+                try cursor.previous()
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Boxwood's ValueBox: tables of ordered key/value pairs in one database directory, with Postbox's
+/// semantics (see `docs/architecture.md`). A database is a directory holding `data` (the page file) and
+/// `wal` (the write-ahead log).
+///
+/// Not thread-safe: like Postbox, use one instance from one serial queue. Mutations happen between
+/// ``begin()`` and ``commit()`` (or ``abort()``); reads work inside or outside a transaction and see the
+/// transaction's own changes.
+public final class ValueBox {
+    /// The longest key accepted.
+    public static let maxKeySize = 1280
+    /// The data file format version this build reads and writes.
+    public static let formatVersion = MetaPage.formatVersion
+
+    /// The database directory.
+    public let path: String
+    /// The options it was opened with.
+    public let options: ValueBoxOptions
+
+    let fileSystem: StorageFileSystem
+    var dataFile: StorageFile!
+    var pager: Pager!
+    var wal: WriteAheadLog?
+
+    /// The meta of the last checkpoint (the durable state of the data file).
+    var meta: MetaPage!
+    /// Pages of the durable catalog tree (freed by the next checkpoint, which writes a new one).
+    var catalogPages: [UInt64] = []
+
+    /// Every table, by id.
+    var tables: [Int32: TableState] = [:]
+    /// `tables` as of `begin()`, restored by `abort()`.
+    var tablesAtBegin: [Int32: TableState] = [:]
+    /// TransactionStateVersion of the last commit.
+    var lastSequence: UInt64 = 0
+
+    var inTransaction = false
+    /// The open transaction's WAL record: `WriteAheadLog.recordHeaderSize` reserved bytes, then operations.
+    let record = ByteBuffer(capacity: 64 << 10)
+    var recordOperations: UInt32 = 0
+    /// True while replaying the WAL (operations are applied but not logged again).
+    var replaying = false
+    /// Set after a failed write or sync: the in-memory state can no longer be trusted to match the files.
+    var failure: BoxwoodError?
+    var isClosed = false
+
+    let path_ = TreePath()
+    let cellBuffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+
+    /// Opens (creating when missing) the database directory at `path`, recovering from the WAL.
+    public init(path: String, options: ValueBoxOptions = ValueBoxOptions(), fileSystem: StorageFileSystem = PosixFileSystem.shared) throws(BoxwoodError) {
+        self.path = path
+        self.options = options
+        self.fileSystem = fileSystem
+        do {
+            try open()
+        } catch {
+            releaseFiles()
+            throw error
+        }
+    }
+
+    deinit {
+        if !isClosed { try? close() }
+        cellBuffer.deallocate()
+    }
+
+    /// Aborts an open transaction, checkpoints (unless read-only or failed) and closes the files.
+    public func close() throws(BoxwoodError) {
+        if isClosed { return }
+        if inTransaction { abort() }
+        var closeError: BoxwoodError? = nil
+        if failure == nil && !options.readOnly {
+            do { try checkpoint() } catch { closeError = error }
+        }
+        releaseFiles()
+        if let closeError { throw closeError }
+    }
+
+    func releaseFiles() {
+        isClosed = true
+        pager = nil
+        dataFile?.close()
+        wal?.file.close()
+        dataFile = nil
+        wal = nil
+    }
+
+    /// The number of non-empty transactions committed since the database was created. Costs no I/O.
+    public var transactionStateVersion: UInt64 { lastSequence }
+
+    /// True between `begin()` and `commit()`/`abort()`.
+    public var isInTransaction: Bool { inTransaction }
+
+    func checkUsable() throws(BoxwoodError) {
+        if isClosed { throw .closed }
+        if let failure { throw failure }
+    }
+
+    func checkWritable() throws(BoxwoodError) {
+        try checkUsable()
+        if options.readOnly { throw .readOnly(path: path) }
+        if !inTransaction { throw .noActiveTransaction }
+    }
+
+    // MARK: Transactions
+
+    /// Starts a transaction.
+    public func begin() throws(BoxwoodError) {
+        try checkUsable()
+        if inTransaction { throw .transactionAlreadyActive }
+        beginInternal()
+    }
+
+    func beginInternal() {
+        inTransaction = true
+        tablesAtBegin = tables
+        record.reset()
+        record.reserve(WriteAheadLog.recordHeaderSize)
+        record.append(UnsafeRawPointer(cellBuffer), WriteAheadLog.recordHeaderSize)
+        recordOperations = 0
+    }
+
+    /// Commits the transaction: appends its WAL record (synced in `.full` mode) and makes its changes
+    /// visible. A transaction that changed nothing writes nothing and does not bump the version.
+    /// May run a checkpoint afterwards; if that checkpoint fails the commit still stands (it is in the WAL)
+    /// and the error is reported by the next call.
+    public func commit() throws(BoxwoodError) {
+        try checkUsable()
+        guard inTransaction else { throw .noActiveTransaction }
+        if recordOperations == 0 {
+            pager.commitTransaction()
+            inTransaction = false
+            return
+        }
+        let sequence = lastSequence + 1
+        do {
+            try wal!.append(sequence: sequence, record: record, operationCount: recordOperations, sync: options.durability == .full)
+        } catch {
+            // The record may be partly written: the in-memory state must not run ahead of the log.
+            abort()
+            failure = error
+            throw error
+        }
+        pager.commitTransaction()
+        lastSequence = sequence
+        inTransaction = false
+        record.reset()
+        record.shrinkIfLarge()
+        if wal!.size >= options.checkpointWALBytes
+            || pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes >= options.checkpointMemoryBytes {
+            do { try checkpoint() } catch { failure = error }
+        }
+    }
+
+    /// Rolls back the transaction: nothing it did survives.
+    public func abort() {
+        guard inTransaction else { return }
+        tables = tablesAtBegin
+        pager.abortTransaction()
+        inTransaction = false
+        record.reset()
+    }
+
+    /// Deletes every table and starts over with an empty database (Postbox's `drop`).
+    public func drop() throws(BoxwoodError) {
+        if isClosed { throw .closed }
+        if options.readOnly { throw .readOnly(path: path) }
+        if inTransaction { abort() }
+        releaseFiles()
+        try fileSystem.removeFile(path + "/" + ValueBox.walFileName)
+        try fileSystem.removeFile(path + "/" + ValueBox.dataFileName)
+        try fileSystem.syncDirectory(path)
+        isClosed = false
+        failure = nil
+        tables = [:]
+        lastSequence = 0
+        catalogPages = []
+        try open()
+    }
+
+    static let dataFileName = "data"
+    static let walFileName = "wal"
+}

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every error the storage engine reports. The engine never traps on bad input or a bad file: it throws one
+/// of these, and the database stays usable (or, for a damaged file, refuses to open with a precise reason).
+public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A key is longer than ``ValueBox/maxKeySize``.
+    case keyTooLarge(length: Int, limit: Int)
+    /// A key of an `int64` table is not exactly 8 bytes.
+    case invalidInt64Key(length: Int)
+    /// The path exists but holds something that is not a Boxwood database.
+    case notABoxwoodDatabase(path: String, reason: String)
+    /// The database was written by a newer (or unknown) format version.
+    case unsupportedFormatVersion(path: String, found: UInt32, supported: UInt32)
+    /// A checksum did not match. `page` is the page number for data-file pages, `offset` the byte offset.
+    case checksumMismatch(file: String, page: UInt64?, offset: UInt64)
+    /// A structure failed a consistency check (bad page type, impossible length, broken tree shape).
+    case corrupted(file: String, page: UInt64?, reason: String)
+    /// A system call failed.
+    case io(operation: String, path: String, errno: Int32)
+    /// A table was used with a key type other than the one it was created with.
+    case keyTypeMismatch(table: Int32, existing: String, requested: String)
+    /// A mutation was attempted outside `begin()` / `commit()`.
+    case noActiveTransaction
+    /// `begin()` was called while a transaction was already open.
+    case transactionAlreadyActive
+    /// Another process holds the database open for writing.
+    case databaseLocked(path: String)
+    /// The value box was closed (or a previous fatal I/O error poisoned it; reopen to recover).
+    case closed
+    /// A partial write (`readWrite`) addressed bytes outside the value.
+    case outOfBounds(offset: Int, length: Int, valueLength: Int)
+    /// The operation is not allowed on a database opened read-only.
+    case readOnly(path: String)
+
+    public var description: String {
+        switch self {
+        case let .keyTooLarge(length, limit):
+            return "key too large: \(length) bytes (limit \(limit))"
+        case let .invalidInt64Key(length):
+            return "int64 table keys must be 8 bytes, got \(length)"
+        case let .notABoxwoodDatabase(path, reason):
+            return "\(path) is not a Boxwood database: \(reason)"
+        case let .unsupportedFormatVersion(path, found, supported):
+            return "\(path) uses format version \(found); this build supports up to \(supported)"
+        case let .checksumMismatch(file, page, offset):
+            if let page { return "checksum mismatch in \(file), page \(page) (offset \(offset))" }
+            return "checksum mismatch in \(file) at offset \(offset)"
+        case let .corrupted(file, page, reason):
+            if let page { return "corrupted \(file), page \(page): \(reason)" }
+            return "corrupted \(file): \(reason)"
+        case let .io(operation, path, code):
+            return "\(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case let .keyTypeMismatch(table, existing, requested):
+            return "table \(table) has key type \(existing), used as \(requested)"
+        case .noActiveTransaction:
+            return "mutation outside a transaction (call begin() first)"
+        case .transactionAlreadyActive:
+            return "a transaction is already active"
+        case let .databaseLocked(path):
+            return "\(path) is locked by another process"
+        case .closed:
+            return "the value box is closed"
+        case let .outOfBounds(offset, length, valueLength):
+            return "range \(offset)..<\(offset + length) is outside a value of \(valueLength) bytes"
+        case let .readOnly(path):
+            return "\(path) is open read-only"
+        }
+    }
+}

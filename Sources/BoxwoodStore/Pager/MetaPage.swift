@@ -1,0 +1,81 @@
+/// The meta page: pages 0 and 1 of the data file alternate (checkpoint generation g writes page g % 2).
+/// Open picks the valid one with the higher generation. Layout after the common 32-byte page header
+/// (whose checksum covers the whole page):
+///
+///     offset size field
+///     32     8    magic            "BOXWOOD\0"
+///     40     4    formatVersion    1
+///     44     4    pageSize         4096
+///     48     8    generation       checkpoint counter (1, 2, …)
+///     56     8    pageCount        pages in the file that this meta accounts for
+///     64     8    catalogRoot      root page of the catalog tree (0 = no tables)
+///     72     8    freelistHead     first freelist page (0 = none)
+///     80     8    freeCount        page numbers held by the freelist
+///     88     8    lastSequence     TransactionStateVersion of the last commit included in the pages
+///     96     8    walSalt          salt the current WAL file must carry; records seed their checksum with it
+struct MetaPage: Equatable {
+    static let magic: [UInt8] = Array("BOXWOOD\0".utf8)
+    static let formatVersion: UInt32 = 1
+
+    var generation: UInt64
+    var pageCount: UInt64
+    var catalogRoot: UInt64
+    var freelistHead: UInt64
+    var freeCount: UInt64
+    var lastSequence: UInt64
+    var walSalt: UInt64
+
+    /// The slot (page number) this meta is written to.
+    var slot: UInt64 { generation % 2 }
+
+    /// Writes the meta into a zeroed page buffer and seals its checksum.
+    func encode(into page: UnsafeMutableRawPointer) {
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        page.storeBytes(of: PageType.meta.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
+        for (i, b) in MetaPage.magic.enumerated() { page.storeBytes(of: b, toByteOffset: 32 + i, as: UInt8.self) }
+        store32(page, 40, MetaPage.formatVersion)
+        store32(page, 44, UInt32(PageLayout.pageSize))
+        store64(page, 48, generation)
+        store64(page, 56, pageCount)
+        store64(page, 64, catalogRoot)
+        store64(page, 72, freelistHead)
+        store64(page, 80, freeCount)
+        store64(page, 88, lastSequence)
+        store64(page, 96, walSalt)
+        sealPage(page, pageNumber: slot)
+    }
+
+    enum DecodeResult {
+        case valid(MetaPage)
+        /// The page does not start with the Boxwood magic.
+        case foreign
+        /// The magic is there but the version is newer than this build understands.
+        case unsupportedVersion(UInt32)
+        /// The magic is there but the checksum or a field is wrong (a torn or damaged meta).
+        case damaged(String)
+    }
+
+    static func decode(_ page: UnsafeRawPointer, slot: UInt64) -> DecodeResult {
+        for (i, b) in magic.enumerated() where page.load(fromByteOffset: 32 + i, as: UInt8.self) != b {
+            return .foreign
+        }
+        let version = load32(page, 40)
+        if version != formatVersion {
+            // Check the checksum first: a torn page is "damaged", not "newer".
+            if pageChecksum(page, pageNumber: slot) == load64(page, 0) { return .unsupportedVersion(version) }
+            return .damaged("bad checksum")
+        }
+        if pageChecksum(page, pageNumber: slot) != load64(page, 0) { return .damaged("bad checksum") }
+        if page.load(fromByteOffset: PageLayout.typeOffset, as: UInt8.self) != PageType.meta.rawValue {
+            return .damaged("wrong page type")
+        }
+        if load32(page, 44) != UInt32(PageLayout.pageSize) { return .damaged("page size \(load32(page, 44))") }
+        let meta = MetaPage(
+            generation: load64(page, 48), pageCount: load64(page, 56), catalogRoot: load64(page, 64),
+            freelistHead: load64(page, 72), freeCount: load64(page, 80), lastSequence: load64(page, 88),
+            walSalt: load64(page, 96))
+        if meta.generation % 2 != slot { return .damaged("generation \(meta.generation) in slot \(slot)") }
+        if meta.pageCount < 2 { return .damaged("page count \(meta.pageCount)") }
+        return .valid(meta)
+    }
+}

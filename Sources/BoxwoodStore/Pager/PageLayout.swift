@@ -1,0 +1,92 @@
+/// Fixed geometry of the data file. See docs/file-format.md for the byte-by-byte description.
+///
+/// Every page starts with a 32-byte header:
+///
+///     offset size field
+///     0      8    checksum    XXH64 of bytes 8..<pageSize, seed = page number
+///     8      1    type        PageType
+///     9      1    flags       reserved, 0
+///     10     2    count       cells (branch/leaf) or 0
+///     12     2    cellStart   lowest byte offset used by cell data (branch/leaf)
+///     14     2    fragmented  bytes of dead cell data below the used area (branch/leaf)
+///     16     8    link        branch: leftmost child; overflow/freelist: next page (0 = end)
+///     24     8    aux         overflow: payload bytes in this page; freelist: entries in this page
+///
+/// All integers in page headers, cells and meta pages are little-endian.
+@usableFromInline
+enum PageLayout {
+    @usableFromInline static let pageSize = 4096
+    @usableFromInline static let headerSize = 32
+    /// Bytes available to slots plus cells in a branch or leaf page.
+    @usableFromInline static let capacity = pageSize - headerSize
+    /// Largest cell (with its 2-byte slot) allowed, a third of the capacity, so that any full page plus one
+    /// more cell can always be split into two pages that fit.
+    @usableFromInline static let maxCellWithSlot = capacity / 3
+    /// Leaf cells larger than this move their value to overflow pages (keeps at least four entries a leaf).
+    @usableFromInline static let maxInlineLeafCell = 1000
+    /// Payload bytes of one overflow page.
+    @usableFromInline static let overflowPayload = pageSize - headerSize
+    /// Page numbers a freelist page holds.
+    @usableFromInline static let freelistEntriesPerPage = (pageSize - headerSize) / 8
+
+    // Header field offsets.
+    @usableFromInline static let checksumOffset = 0
+    @usableFromInline static let typeOffset = 8
+    @usableFromInline static let flagsOffset = 9
+    @usableFromInline static let countOffset = 10
+    @usableFromInline static let cellStartOffset = 12
+    @usableFromInline static let fragmentedOffset = 14
+    @usableFromInline static let linkOffset = 16
+    @usableFromInline static let auxOffset = 24
+}
+
+/// The `type` byte of a page header.
+@usableFromInline
+enum PageType: UInt8 {
+    case meta = 1
+    case branch = 2
+    case leaf = 3
+    case overflow = 4
+    case freelist = 5
+}
+
+/// A reference to a tree page: a page number in the data file, or (top bit set) an in-memory dirty page that
+/// has not been checkpointed yet. 0 means "no page" (page 0 is a meta page and never part of a tree).
+@usableFromInline
+typealias PageRef = UInt64
+
+@usableFromInline let dirtyFlag: UInt64 = 1 << 63
+
+extension UInt64 {
+    @inlinable var isDirtyRef: Bool { self & dirtyFlag != 0 }
+    @inlinable var dirtyIndex: Int { Int(truncatingIfNeeded: self & ~dirtyFlag) }
+}
+
+@inlinable @inline(__always)
+func makeDirtyRef(_ index: Int) -> PageRef { UInt64(index) | dirtyFlag }
+
+/// Computes the checksum of a page (bytes 8..<pageSize, seeded with its page number).
+@inlinable
+func pageChecksum(_ page: UnsafeRawPointer, pageNumber: UInt64) -> UInt64 {
+    XXH64.hash(page + 8, PageLayout.pageSize - 8, seed: pageNumber)
+}
+
+/// Stores the checksum of a page into its header.
+@inlinable
+func sealPage(_ page: UnsafeMutableRawPointer, pageNumber: UInt64) {
+    page.storeBytes(of: pageChecksum(page, pageNumber: pageNumber).littleEndian, toByteOffset: 0, as: UInt64.self)
+}
+
+// Little-endian helpers for raw page memory.
+@inlinable @inline(__always)
+func load16(_ p: UnsafeRawPointer, _ offset: Int) -> Int { Int(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) }
+@inlinable @inline(__always)
+func load32(_ p: UnsafeRawPointer, _ offset: Int) -> UInt32 { UInt32(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+@inlinable @inline(__always)
+func load64(_ p: UnsafeRawPointer, _ offset: Int) -> UInt64 { UInt64(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+@inlinable @inline(__always)
+func store16(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: Int) { p.storeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian, toByteOffset: offset, as: UInt16.self) }
+@inlinable @inline(__always)
+func store32(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt32) { p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt32.self) }
+@inlinable @inline(__always)
+func store64(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt64) { p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt64.self) }

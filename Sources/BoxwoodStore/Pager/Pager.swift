@@ -1,0 +1,299 @@
+/// Owns the data file's pages: the read-only shared mapping of checkpointed pages (verified against their
+/// checksum the first time they are touched), the in-memory dirty pages and value blobs that commits since
+/// the last checkpoint produced, and the bookkeeping that makes a transaction abortable.
+///
+/// Copy-on-write at two levels: a checkpointed page is never modified (a change copies it into a dirty page,
+/// and the old page number becomes free only after the next checkpoint's meta is durable), and a dirty page
+/// made by an earlier transaction is also copied before the current transaction changes it, so `abort` just
+/// drops the pages the transaction made and restores the previous roots.
+final class Pager {
+    let file: StorageFile
+    let pageSize = PageLayout.pageSize
+
+    // MARK: Mapping of checkpointed pages
+
+    private(set) var map: UnsafeRawPointer?
+    private(set) var mapLength = 0
+    /// Pages of the data file that the current meta accounts for (meta pages included).
+    var pageCount: UInt64 = 2
+    /// One bit per page: its checksum has been verified (or we wrote it ourselves).
+    private var verified: [UInt64] = []
+
+    // MARK: Dirty pages and blobs
+
+    private var dirtyPages: [UnsafeMutableRawPointer?] = []
+    private var dirtyTxn: [UInt64] = []
+    private var freeDirtySlots: [Int] = []
+    private(set) var liveDirtyPages = 0
+
+    struct Blob {
+        var memory: UnsafeMutableRawPointer
+        var count: Int
+        var txn: UInt64
+    }
+    private var blobs: [Blob?] = []
+    private var freeBlobSlots: [Int] = []
+    private(set) var liveBlobBytes = 0
+
+    // MARK: Transaction bookkeeping
+
+    /// Identifier of the open (or next) transaction; dirty pages carry the id of the transaction that made them.
+    private(set) var txn: UInt64 = 1
+    private var createdPages: [Int] = []
+    private var retiredPages: [Int] = []
+    private var createdBlobs: [Int] = []
+    private var retiredBlobs: [Int] = []
+    private var txnFreedDisk: [UInt64] = []
+
+    /// Checkpointed pages that committed transactions stopped using. They are still referenced by the durable
+    /// meta, so they become reusable only after the next checkpoint.
+    var pendingFree: [UInt64] = []
+    /// Pages free in the durable state (the meta's freelist): the next checkpoint may overwrite them.
+    var freePages: [UInt64] = []
+    /// Pages holding the durable freelist itself (freed at the next checkpoint).
+    var freelistPages: [UInt64] = []
+
+    /// Bumped whenever page memory may have moved or been released (mutation, checkpoint, remap), so that
+    /// iterators know to re-seek.
+    var modificationCount: UInt64 = 0
+
+    init(file: StorageFile) {
+        self.file = file
+    }
+
+    deinit {
+        releaseAllDirty()
+        if let map { file.unmap(map, length: mapLength) }
+    }
+
+    // MARK: Mapping
+
+    /// Maps the file so that `pageCount` pages are readable, growing the mapping geometrically.
+    func ensureMapped(pages: UInt64) throws(BoxwoodError) {
+        let needed = Int(pages) * pageSize
+        if needed <= mapLength, map != nil { return }
+        var length = max(64 << 20, mapLength)
+        while length < needed * 2 { length *= 2 }
+        let newMap = try file.map(length: length)
+        if let map { file.unmap(map, length: mapLength) }
+        map = newMap
+        mapLength = length
+        modificationCount &+= 1
+    }
+
+    @inline(__always)
+    private func isVerified(_ page: UInt64) -> Bool {
+        let word = Int(page >> 6)
+        return word < verified.count && verified[word] & (1 << (page & 63)) != 0
+    }
+
+    func markVerified(_ page: UInt64) {
+        let word = Int(page >> 6)
+        if word >= verified.count { verified.append(contentsOf: repeatElement(0, count: word - verified.count + 1 + verified.count / 2)) }
+        verified[word] |= 1 << (page & 63)
+    }
+
+    func clearVerified(_ page: UInt64) {
+        let word = Int(page >> 6)
+        if word < verified.count { verified[word] &= ~(1 << (page & 63)) }
+    }
+
+    /// The memory of a checkpointed page, verified against its checksum on first use.
+    @inline(__always)
+    func diskPage(_ page: UInt64) throws(BoxwoodError) -> UnsafeRawPointer {
+        guard page >= 2, page < pageCount, let map else {
+            throw .corrupted(file: file.path, page: page, reason: "page number out of range (file has \(pageCount) pages)")
+        }
+        let pointer = map + Int(page) * pageSize
+        if !isVerified(page) {
+            if pageChecksum(pointer, pageNumber: page) != load64(pointer, 0) {
+                throw .checksumMismatch(file: file.path, page: page, offset: page * UInt64(pageSize))
+            }
+            if let reason = Node.validate(pointer) {
+                throw .corrupted(file: file.path, page: page, reason: reason)
+            }
+            markVerified(page)
+        }
+        return pointer
+    }
+
+    /// A checkpointed page whose checksum and structure are verified now, whatever was verified before.
+    func verifiedDiskPage(_ page: UInt64) throws(BoxwoodError) -> UnsafeRawPointer {
+        clearVerified(page)
+        return try diskPage(page)
+    }
+
+    /// The memory of any tree page (dirty or checkpointed).
+    @inline(__always)
+    func page(_ ref: PageRef) throws(BoxwoodError) -> UnsafeRawPointer {
+        if ref.isDirtyRef { return UnsafeRawPointer(dirtyPages[ref.dirtyIndex].unsafelyUnwrapped) }
+        return try diskPage(ref)
+    }
+
+    // MARK: Dirty pages
+
+    /// A new zeroed dirty page owned by the current transaction.
+    func allocateDirty() -> (PageRef, UnsafeMutableRawPointer) {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
+        let index: Int
+        if let slot = freeDirtySlots.popLast() {
+            index = slot
+            dirtyPages[index] = memory
+            dirtyTxn[index] = txn
+        } else {
+            index = dirtyPages.count
+            dirtyPages.append(memory)
+            dirtyTxn.append(txn)
+        }
+        createdPages.append(index)
+        liveDirtyPages += 1
+        return (makeDirtyRef(index), memory)
+    }
+
+    /// A writable copy of `ref` for the current transaction (the page itself when it is already one).
+    func writable(_ ref: PageRef) throws(BoxwoodError) -> (PageRef, UnsafeMutableRawPointer) {
+        if ref.isDirtyRef {
+            let index = ref.dirtyIndex
+            if dirtyTxn[index] == txn { return (ref, dirtyPages[index].unsafelyUnwrapped) }
+            let source = dirtyPages[index].unsafelyUnwrapped
+            let (newRef, memory) = allocateDirty()
+            memory.copyMemory(from: source, byteCount: pageSize)
+            retiredPages.append(index)
+            return (newRef, memory)
+        }
+        let source = try diskPage(ref)
+        let (newRef, memory) = allocateDirty()
+        memory.copyMemory(from: source, byteCount: pageSize)
+        txnFreedDisk.append(ref)
+        return (newRef, memory)
+    }
+
+    /// Drops a tree page that is no longer referenced by the current transaction's trees.
+    func free(_ ref: PageRef) {
+        if ref.isDirtyRef {
+            let index = ref.dirtyIndex
+            if dirtyTxn[index] == txn { releaseDirty(index) } else { retiredPages.append(index) }
+        } else if ref != 0 {
+            txnFreedDisk.append(ref)
+        }
+    }
+
+    private func releaseDirty(_ index: Int) {
+        if let memory = dirtyPages[index] {
+            memory.deallocate()
+            dirtyPages[index] = nil
+            freeDirtySlots.append(index)
+            liveDirtyPages -= 1
+        }
+    }
+
+    // MARK: Blobs (values bound for overflow pages)
+
+    /// A new blob of `count` bytes owned by the current transaction.
+    func allocateBlob(count: Int) -> (UInt64, UnsafeMutableRawPointer) {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        let blob = Blob(memory: memory, count: count, txn: txn)
+        let index: Int
+        if let slot = freeBlobSlots.popLast() { index = slot; blobs[index] = blob } else { index = blobs.count; blobs.append(blob) }
+        createdBlobs.append(index)
+        liveBlobBytes += count
+        return (makeDirtyRef(index), memory)
+    }
+
+    func blob(_ ref: UInt64) -> Blob { blobs[ref.dirtyIndex].unsafelyUnwrapped }
+
+    /// Drops an overflow value (a dirty blob, or a chain of checkpointed overflow pages).
+    func freeOverflow(_ ref: UInt64) throws(BoxwoodError) {
+        if ref.isDirtyRef {
+            let index = ref.dirtyIndex
+            if let b = blobs[index], b.txn == txn { releaseBlob(index) } else { retiredBlobs.append(index) }
+            return
+        }
+        var page = ref
+        var steps: UInt64 = 0
+        while page != 0 {
+            let p = try diskPage(page)
+            guard p.load(fromByteOffset: PageLayout.typeOffset, as: UInt8.self) == PageType.overflow.rawValue else {
+                throw .corrupted(file: file.path, page: page, reason: "expected an overflow page")
+            }
+            txnFreedDisk.append(page)
+            page = load64(p, PageLayout.linkOffset)
+            steps += 1
+            if steps > pageCount { throw .corrupted(file: file.path, page: page, reason: "overflow chain loops") }
+        }
+    }
+
+    private func releaseBlob(_ index: Int) {
+        if let b = blobs[index] {
+            b.memory.deallocate()
+            liveBlobBytes -= b.count
+            blobs[index] = nil
+            freeBlobSlots.append(index)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Makes the current transaction's pages permanent (until the next checkpoint) and starts a new one.
+    func commitTransaction() {
+        for index in retiredPages { releaseDirty(index) }
+        for index in retiredBlobs { releaseBlob(index) }
+        pendingFree.append(contentsOf: txnFreedDisk)
+        resetTransactionLists()
+    }
+
+    /// Drops everything the current transaction made; the caller restores the previous roots.
+    func abortTransaction() {
+        for index in createdPages where dirtyPages[index] != nil && dirtyTxn[index] == txn { releaseDirty(index) }
+        for index in createdBlobs where blobs[index]?.txn == txn { releaseBlob(index) }
+        resetTransactionLists()
+        modificationCount &+= 1
+    }
+
+    private func resetTransactionLists() {
+        createdPages.removeAll(keepingCapacity: true)
+        retiredPages.removeAll(keepingCapacity: true)
+        createdBlobs.removeAll(keepingCapacity: true)
+        retiredBlobs.removeAll(keepingCapacity: true)
+        txnFreedDisk.removeAll(keepingCapacity: true)
+        txn &+= 1
+    }
+
+    /// True when the transaction has produced pages or freed any.
+    var transactionTouchedPages: Bool {
+        !createdPages.isEmpty || !retiredPages.isEmpty || !txnFreedDisk.isEmpty || !createdBlobs.isEmpty || !retiredBlobs.isEmpty
+    }
+
+    // MARK: Checkpoint support
+
+    /// Releases a dirty page after the checkpoint wrote it to disk.
+    func releaseAfterFlush(_ ref: PageRef) {
+        releaseDirty(ref.dirtyIndex)
+    }
+
+    func releaseBlobAfterFlush(_ ref: UInt64) {
+        releaseBlob(ref.dirtyIndex)
+    }
+
+    /// The memory of a dirty page (checkpoint only).
+    func dirtyMemory(_ ref: PageRef) -> UnsafeMutableRawPointer {
+        dirtyPages[ref.dirtyIndex].unsafelyUnwrapped
+    }
+
+    /// Frees everything held in memory (after `drop` or on deinit).
+    func releaseAllDirty() {
+        for index in dirtyPages.indices { releaseDirty(index) }
+        for index in blobs.indices { releaseBlob(index) }
+        dirtyPages.removeAll()
+        dirtyTxn.removeAll()
+        freeDirtySlots.removeAll()
+        blobs.removeAll()
+        freeBlobSlots.removeAll()
+        createdPages.removeAll()
+        retiredPages.removeAll()
+        createdBlobs.removeAll()
+        retiredBlobs.removeAll()
+        txnFreedDisk.removeAll()
+        modificationCount &+= 1
+    }
+}
