@@ -1,0 +1,159 @@
+import ArgumentParser
+import BoxwoodStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `boxwood` command-line tool: inspect, dump, load and verify Boxwood databases, and run a storage demo.
+///
+/// Exit codes: 0 success, 1 failure (engine or I/O error, `check` found problems), 2 bad input or usage.
+/// Every failure prints one message on stderr; the tool never traps.
+@main
+struct BoxwoodCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "boxwood",
+        abstract: "Inspect, dump, load and verify Boxwood databases.",
+        discussion: "A database is a directory holding the files 'data' and 'wal'. Exit codes: 0 ok, 1 failure, 2 bad input or usage.",
+        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Demo.self]
+    )
+
+    /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64).
+    static func main() {
+        // A closed pipe becomes a write error (reported, exit 1) instead of a kill by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                writeStderr(fullMessage(for: error))
+                fflush(nil)
+                exitProcess(ExitStatus.badInput)
+            }
+            fflush(nil)
+            exit(withError: error)
+        }
+    }
+}
+
+/// Exit codes shared by the subcommands.
+enum ExitStatus {
+    static let failure: Int32 = 1
+    static let badInput: Int32 = 2
+}
+
+/// Writes a message line to stderr, prefixed with `boxwood: `.
+func printError(_ message: String) {
+    writeStderr("boxwood: " + message)
+}
+
+/// Writes `message` and a newline (unless it ends with one) to stderr, unbuffered, after flushing stdout.
+func writeStderr(_ message: String) {
+    fflush(nil)
+    writeAll(2, message.hasSuffix("\n") ? message : message + "\n")
+}
+
+/// Flushes stdout (after a progress line).
+func flushStdout() {
+    fflush(nil)
+}
+
+extension ValueBox {
+    /// `set` with the bytes of an array, keeping the engine's typed error.
+    func set(_ table: ValueBoxTable, key: ValueBoxKey, array: [UInt8]) throws(BoxwoodError) {
+        let failure: BoxwoodError? = array.withUnsafeBytes { raw -> BoxwoodError? in
+            do throws(BoxwoodError) { try set(table, key: key, bytes: raw) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// Writes every byte to a file descriptor (unbuffered).
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        offset += n
+    }
+}
+
+/// Writes a string to a file descriptor (unbuffered).
+func writeAll(_ fd: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+}
+
+/// A user-facing explanation of an engine error.
+func explain(_ error: BoxwoodError) -> String {
+    switch error {
+    case let .databaseLocked(path):
+        return "\(path) is locked by another process that has it open for writing; it is safe to retry once that process exits"
+    case let .unsupportedFormatVersion(path, found, supported):
+        return "\(path) uses data format version \(found), which this build does not support (it reads format \(supported)); use a newer boxwood"
+    case let .readOnly(path):
+        return "\(path) is opened read-only; this operation needs write access"
+    case let .io(operation, path, code):
+        return "I/O error: \(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
+    default:
+        return error.description
+    }
+}
+
+/// Opens a database read-only for the inspecting subcommands, turning errors into a message and exit 1.
+func openReadOnly(_ path: String) throws -> ValueBox {
+    do {
+        return try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
+    } catch {
+        printError(explain(error))
+        throw ExitCode(ExitStatus.failure)
+    }
+}
+
+/// Runs an engine call, turning a `BoxwoodError` into a message and exit code 1.
+func engine<T>(_ body: () throws(BoxwoodError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        printError(explain(error))
+        throw ExitCode(ExitStatus.failure)
+    }
+}
+
+/// Minimal JSON string escaping for the `--json` outputs.
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        default:
+            if scalar.value < 0x20 {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}
+
+/// Ends the process with `code`.
+func exitProcess(_ code: Int32) -> Never {
+    #if canImport(Glibc)
+    Glibc.exit(code)
+    #else
+    Darwin.exit(code)
+    #endif
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import BoxwoodStore
+
+/// `boxwood check DB [--json]`: runs ``ValueBox/check()`` on a read-only open (every checksum, key order,
+/// tree shape, per-table counts and page accounting).
+///
+/// Sound: prints `ok` and exits 0. Otherwise prints each problem on its own line and exits 1. With `--json`
+/// prints `{"ok": true|false, "problems": [...], "pages_checked": N, "entries_checked": N}`. A database
+/// that cannot even be opened is a failure too (exit 1, message on stderr; with `--json` also a JSON
+/// object with `ok: false` and the reason as its problem).
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Verify every checksum, key order, tree shape and free-space accounting.",
+        discussion: "Exit code 0 when the database is sound, 1 when a problem was found or it cannot be opened."
+    )
+
+    @Argument(help: "The database directory.") var db: String
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let box: ValueBox
+        do {
+            box = try ValueBox(path: db, options: ValueBoxOptions(readOnly: true))
+        } catch {
+            if json {
+                print("{\"ok\": false, \"problems\": [\(jsonString(explain(error)))], \"pages_checked\": 0, \"entries_checked\": 0}")
+            }
+            printError(explain(error))
+            throw ExitCode(ExitStatus.failure)
+        }
+        defer { try? box.close() }
+        let report = try engine { () throws(BoxwoodError) in try box.check() }
+        if json {
+            let problems = report.problems.map(jsonString).joined(separator: ", ")
+            print("{\"ok\": \(report.isOK), \"problems\": [\(problems)], \"pages_checked\": \(report.pagesChecked), \"entries_checked\": \(report.entriesChecked)}")
+        } else if report.isOK {
+            print("ok")
+        } else {
+            for problem in report.problems { print(problem) }
+        }
+        if !report.isOK {
+            printError("\(db): check found \(report.problems.count) problem(s)")
+            throw ExitCode(ExitStatus.failure)
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import ArgumentParser
+import BoxwoodStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `--durability` choices of `load` (the engine's ``Durability``).
+enum DurabilityOption: String, ExpressibleByArgument, CaseIterable {
+    case full, normal, off
+
+    var durability: Durability {
+        switch self {
+        case .full: return .full
+        case .normal: return .normal
+        case .off: return .off
+        }
+    }
+}
+
+/// `boxwood load DB [--batch N] [--durability full|normal|off]`: reads the `dump` format from stdin into the
+/// database (created when missing; tables created as needed; a key given twice keeps the later value).
+///
+/// Commits every `--batch` entries and at the end, printing `committed <entries so far>` after each commit.
+/// A table line with no entries still creates the (empty) table, so dump → load → dump is the identity.
+/// On malformed input the message names the line, the open transaction is aborted (nothing after the
+/// last `committed` line is applied) and the exit code is 2.
+struct Load: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read a dump (see `dump`) from stdin into a database.",
+        discussion: "Exit code 2 on malformed input; everything up to the last 'committed N' line is kept."
+    )
+
+    @Argument(help: "The database directory (created when missing).") var db: String
+    @Option(help: "Commit every N entries.") var batch = 1000
+    @Option(help: "Commit durability: full, normal or off.") var durability: DurabilityOption = .normal
+
+    func validate() throws {
+        if batch < 1 { throw ValidationError("--batch must be at least 1") }
+    }
+
+    /// A load failure: a message and an exit code.
+    struct Failure: Error {
+        let message: String
+        let code: Int32
+    }
+
+    func run() throws {
+        // The header is checked before the database is opened (or created).
+        let reader = LineReader()
+        let headerOK = reader.nextLine { $0.elementsEqual(DumpText.header.utf8) }
+        if headerOK != true {
+            if let code = reader.readErrno {
+                printError("reading stdin failed: \(String(cString: strerror(code))) (errno \(code))")
+                throw ExitCode(ExitStatus.failure)
+            }
+            printError("stdin line 1: " + (headerOK == nil ? "empty input; " : "") + "expected the header line '\(DumpText.header)'")
+            throw ExitCode(ExitStatus.badInput)
+        }
+        let box: ValueBox
+        do {
+            box = try ValueBox(path: db, options: ValueBoxOptions(durability: durability.durability))
+        } catch {
+            printError(explain(error))
+            throw ExitCode(ExitStatus.failure)
+        }
+        var loader = Loader(box: box, batch: batch)
+        var failure: Failure? = nil
+        do throws(Failure) {
+            try loader.run(reader)
+        } catch {
+            failure = error
+        }
+        if let failure {
+            box.abort()
+            try? box.close()
+            printError(failure.message)
+            throw ExitCode(failure.code)
+        }
+        do {
+            try box.close()
+        } catch {
+            printError(explain(error))
+            throw ExitCode(ExitStatus.failure)
+        }
+    }
+}
+
+/// The state of one `load` run.
+struct Loader {
+    let box: ValueBox
+    let batch: Int
+    /// Key types of the tables that exist (in the engine or created by this run).
+    var existing: [Int32: ValueBoxKeyType] = [:]
+    var table: ValueBoxTable? = nil
+    var total = 0
+    var sinceCommit = 0
+    /// Whether the open transaction changed anything.
+    var dirty = false
+    var committedOnce = false
+    var keyBytes: [UInt8] = []
+    var valueBytes: [UInt8] = []
+
+    init(box: ValueBox, batch: Int) {
+        self.box = box
+        self.batch = batch
+    }
+
+    private func bad(_ line: Int, _ message: String) -> Load.Failure {
+        Load.Failure(message: "stdin line \(line): \(message)", code: ExitStatus.badInput)
+    }
+
+    private func engineFailure(_ error: BoxwoodError, line: Int? = nil) -> Load.Failure {
+        switch error {
+        case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch:
+            return bad(line ?? 0, error.description)
+        default:
+            let prefix = line.map { "stdin line \($0): " } ?? ""
+            return Load.Failure(message: prefix + explain(error), code: ExitStatus.failure)
+        }
+    }
+
+    /// Loads the lines after the header.
+    mutating func run(_ reader: LineReader) throws(Load.Failure) {
+        do {
+            for t in try box.allTables() { existing[t.id] = t.keyType }
+            try box.begin()
+        } catch {
+            throw engineFailure(error)
+        }
+        var failure: Load.Failure? = nil
+        while failure == nil, let result = reader.nextLine({ line -> Load.Failure? in
+            do throws(Load.Failure) { try handle(line, number: reader.lineNumber) } catch { return error }
+            return nil
+        }) {
+            failure = result
+        }
+        if let failure { throw failure }
+        if let code = reader.readErrno {
+            throw Load.Failure(message: "reading stdin failed: \(String(cString: strerror(code))) (errno \(code))", code: ExitStatus.failure)
+        }
+        if dirty || !committedOnce { try commit(line: nil, reopen: false) }
+        box.abort()
+    }
+
+    private mutating func handle(_ line: UnsafeRawBufferPointer, number: Int) throws(Load.Failure) {
+        if line.starts(with: "table ".utf8) || line.elementsEqual("table".utf8) {
+            try tableLine(line, number: number)
+            return
+        }
+        guard let table else {
+            throw bad(number, "entry before any 'table <id> <binary|int64>' line: '\(DumpText.excerpt(line))'")
+        }
+        guard let tab = line.firstIndex(of: 9) else {
+            throw bad(number, "missing tab between key and value (expected '<key>\\t<value>'): '\(DumpText.excerpt(line))'")
+        }
+        let keyText = UnsafeRawBufferPointer(rebasing: line[..<tab])
+        let valueText = UnsafeRawBufferPointer(rebasing: line[(tab + 1)...])
+        let key: ValueBoxKey
+        switch table.keyType {
+        case .int64:
+            guard let n = DumpText.parseInt64(keyText) else {
+                throw bad(number, "bad int64 key '\(DumpText.excerpt(keyText))' (expected a signed decimal integer)")
+            }
+            key = ValueBoxKey(int64: n)
+        case .binary:
+            if let problem = DumpText.decodeHex(keyText, into: &keyBytes) { throw bad(number, "bad key: \(problem)") }
+            if keyBytes.count > ValueBox.maxKeySize {
+                throw bad(number, "key too large: \(keyBytes.count) bytes (limit \(ValueBox.maxKeySize))")
+            }
+            key = keyBytes.withUnsafeBytes { ValueBoxKey(bytes: $0) }
+        }
+        if let problem = DumpText.decodeHex(valueText, into: &valueBytes) { throw bad(number, "bad value: \(problem)") }
+        do {
+            try box.set(table, key: key, array: valueBytes)
+        } catch {
+            throw engineFailure(error, line: number)
+        }
+        dirty = true
+        total += 1
+        sinceCommit += 1
+        if sinceCommit >= batch { try commit(line: number) }
+    }
+
+    /// `table <id> <binary|int64>`: switches to (and if needed creates) the table.
+    private mutating func tableLine(_ line: UnsafeRawBufferPointer, number: Int) throws(Load.Failure) {
+        let text = String(decoding: line, as: UTF8.self)
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw bad(number, "malformed table line '\(DumpText.excerpt(line))' (expected 'table <id> <binary|int64>')")
+        }
+        guard let id = Int32(parts[1]), parts[1].first != "+" else {
+            throw bad(number, "bad table id '\(parts[1])' (expected a 32-bit signed integer)")
+        }
+        let keyType: ValueBoxKeyType
+        switch parts[2] {
+        case "binary": keyType = .binary
+        case "int64": keyType = .int64
+        default: throw bad(number, "unknown key type '\(parts[2])' (expected binary or int64)")
+        }
+        let t = ValueBoxTable(id: id, keyType: keyType)
+        if let existingType = existing[id] {
+            if existingType != keyType {
+                throw bad(number, "table \(id) already exists with key type \(existingType), the dump says \(keyType)")
+            }
+        } else {
+            // The engine creates a table on its first write and keeps it when its last key is removed:
+            // this makes a table that has no entries in the dump exist, as it did in the dumped database.
+            let probe = keyType == .int64 ? ValueBoxKey(int64: 0) : ValueBoxKey([0])
+            do {
+                try box.set(t, key: probe, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+                try box.remove(t, key: probe)
+            } catch {
+                throw engineFailure(error, line: number)
+            }
+            existing[id] = keyType
+            dirty = true
+        }
+        table = t
+    }
+
+    /// Commits, prints `committed <total>` and (when `reopen`) begins the next transaction.
+    private mutating func commit(line: Int?, reopen: Bool = true) throws(Load.Failure) {
+        do {
+            try box.commit()
+        } catch {
+            throw engineFailure(error, line: line)
+        }
+        committedOnce = true
+        dirty = false
+        sinceCommit = 0
+        print("committed \(total)")
+        flushStdout()
+        guard reopen else { return }
+        do {
+            try box.begin()
+        } catch {
+            throw engineFailure(error, line: line)
+        }
+    }
+}

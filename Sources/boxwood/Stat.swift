@@ -1,0 +1,43 @@
+import ArgumentParser
+import BoxwoodStore
+
+/// `boxwood stat DB [--json]`: format version, page size, pages used/free, WAL bytes,
+/// TransactionStateVersion, and per table its id, key type, entry count and bytes (keys + uncompressed
+/// values). Opens the database read-only.
+///
+/// JSON keys: `format_version`, `page_size`, `pages_total`, `pages_free`, `wal_bytes`,
+/// `transaction_state_version`, `tables` (an array of `{"id", "key_type", "entries", "bytes"}`, key_type
+/// `"binary"` or `"int64"`).
+struct Stat: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show format, page, WAL and per-table figures.")
+
+    @Argument(help: "The database directory.") var db: String
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let box = try openReadOnly(db)
+        defer { try? box.close() }
+        let s = try engine { () throws(BoxwoodError) in try box.statistics() }
+        if json {
+            let tables = s.tables.map {
+                "{\"id\": \($0.id), \"key_type\": \"\($0.keyType)\", \"entries\": \($0.entries), \"bytes\": \($0.bytes)}"
+            }.joined(separator: ", ")
+            print("{\"format_version\": \(s.formatVersion), \"page_size\": \(s.pageSize), \"pages_total\": \(s.pagesTotal), "
+                + "\"pages_free\": \(s.pagesFree), \"wal_bytes\": \(s.walBytes), \"transaction_state_version\": \(s.transactionStateVersion), "
+                + "\"tables\": [\(tables)]}")
+        } else {
+            print("format version:            \(s.formatVersion)")
+            print("page size:                 \(s.pageSize)")
+            print("pages total:               \(s.pagesTotal)")
+            print("pages used:                \(s.pagesTotal - min(s.pagesFree, s.pagesTotal))")
+            print("pages free:                \(s.pagesFree)")
+            print("wal bytes:                 \(s.walBytes)")
+            print("transaction state version: \(s.transactionStateVersion)")
+            print("checkpoint generation:     \(s.checkpointGeneration)")
+            print("tables:                    \(s.tables.count)")
+            for t in s.tables {
+                print("  table \(t.id)\t\(t.keyType)\tentries \(t.entries)\tbytes \(t.bytes)")
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+@testable import BoxwoodStore
+
+/// SplitMix64: a tiny deterministic PRNG, so that a printed seed replays a run exactly.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..<n` (n > 0).
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+    /// True with probability `p`.
+    mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
+
+    mutating func bytes(_ n: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: n)
+        var i = 0
+        while i < n {
+            var w = next()
+            var j = 0
+            while j < 8 && i < n { out[i] = UInt8(truncatingIfNeeded: w); w >>= 8; i += 1; j += 1 }
+        }
+        return out
+    }
+}
+
+/// A fresh, not yet existing path under the temporary directory.
+func temporaryDatabasePath(_ tag: String) -> String {
+    NSTemporaryDirectory() + "bw-\(tag)-\(UUID().uuidString)"
+}
+
+func removeItem(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
+}
+
+/// Copies the `data` and `wal` files of a database directory (as a crash would leave them: whatever the
+/// open box has written so far) into a new directory.
+func copyDatabaseFiles(from source: String, to destination: String) throws {
+    let fm = FileManager.default
+    try fm.createDirectory(atPath: destination, withIntermediateDirectories: true)
+    for name in ["data", "wal"] where fm.fileExists(atPath: source + "/" + name) {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source + "/" + name))
+        try bytes.write(to: URL(fileURLWithPath: destination + "/" + name))
+    }
+}
+
+func readFile(_ path: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+extension ValueBoxKey {
+    /// The key's bytes as an array.
+    var byteArray: [UInt8] { withUnsafeBytes { Array($0) } }
+}
+
+/// Shorthands.
+func bkey(_ bytes: [UInt8]) -> ValueBoxKey { ValueBoxKey(bytes) }
+func ikey(_ v: Int64) -> ValueBoxKey { ValueBoxKey(int64: v) }
+func mbuf(_ bytes: [UInt8]) -> MemoryBuffer { MemoryBuffer(bytes) }
+func mbuf(_ s: String) -> MemoryBuffer { MemoryBuffer(string: s) }
+
+extension ValueBox {
+    /// Every (key, value) of a table in ascending order.
+    func allEntries(_ table: ValueBoxTable) throws -> [([UInt8], [UInt8])] {
+        var out: [([UInt8], [UInt8])] = []
+        try scan(table, values: { k, v in out.append((k.byteArray, v.makeArray())); return true })
+        return out
+    }
+
+    /// The keys of `range(keys:)` as byte arrays.
+    func rangeKeys(_ table: ValueBoxTable, _ start: ValueBoxKey, _ end: ValueBoxKey, limit: Int = 0) throws -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        try range(table, start: start, end: end, keys: { out.append($0.byteArray); return true }, limit: limit)
+        return out
+    }
+
+    /// The int64 keys of `range(keys:)`.
+    func rangeInts(_ table: ValueBoxTable, _ start: Int64, _ end: Int64, limit: Int = 0) throws -> [Int64] {
+        var out: [Int64] = []
+        try range(table, start: ValueBoxKey(int64: start), end: ValueBoxKey(int64: end), keys: { out.append($0.getInt64(0)); return true }, limit: limit)
+        return out
+    }
+
+    func bytes(_ table: ValueBoxTable, _ key: ValueBoxKey) throws -> [UInt8]? {
+        try get(table, key: key)?.makeArray()
+    }
+}
