@@ -26,7 +26,7 @@ extension ValueBox {
             try initializeDataFile(file)
             size = try file.size()
         }
-        let chosen = try readMeta(file, size: size)
+        let (chosen, otherSlotDamaged) = try readMeta(file, size: size)
         meta = chosen
         if size < chosen.pageCount * UInt64(PageLayout.pageSize) {
             throw .corrupted(file: dataPath, page: nil,
@@ -46,7 +46,7 @@ extension ValueBox {
         let log = WriteAheadLog(file: walFile)
         wal = log
         if !walExisted { try fileSystem.syncDirectory(path) }
-        try recover(log)
+        try recover(log, otherSlotDamaged: otherSlotDamaged)
     }
 
     private func parentDirectory(of path: String) -> String {
@@ -70,7 +70,8 @@ extension ValueBox {
     }
 
     /// Reads both meta pages and picks the valid one with the higher generation.
-    private func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> MetaPage {
+    /// Returns the meta to use and whether the other slot is damaged (magic present, checksum wrong).
+    private func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> (MetaPage, Bool) {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
         var results: [MetaPage.DecodeResult] = []
@@ -81,7 +82,10 @@ extension ValueBox {
         }
         var best: MetaPage? = nil
         for case let .valid(m) in results where best == nil || m.generation > best!.generation { best = m }
-        if let best { return best }
+        if let best {
+            if case .damaged = results[Int(1 - best.slot)] { return (best, true) }
+            return (best, false)
+        }
         let dataPath = file.path
         for case let .unsupportedVersion(v) in results {
             throw .unsupportedFormatVersion(path: dataPath, found: v, supported: MetaPage.formatVersion)
@@ -148,8 +152,15 @@ extension ValueBox {
     }
 
     /// Replays the WAL records committed after the meta, truncating a torn tail.
-    private func recover(_ log: WriteAheadLog) throws(BoxwoodError) {
+    private func recover(_ log: WriteAheadLog, otherSlotDamaged: Bool) throws(BoxwoodError) {
         let headerSalt = try log.readHeaderSalt()
+        if let headerSalt, headerSalt != meta.walSalt, otherSlotDamaged {
+            // The log was reset by a checkpoint whose meta is the damaged slot: that checkpoint, and every
+            // commit since, would be lost by falling back to the older meta. A meta torn while being written
+            // cannot look like this (the log is reset only after the meta is durable).
+            let slot = 1 - meta.slot
+            throw .checksumMismatch(file: dataFile.path, page: slot, offset: slot * UInt64(PageLayout.pageSize))
+        }
         if headerSalt != meta.walSalt {
             // A new, torn or stale log (crash after the meta flip, before the log reset): nothing in it is
             // newer than the pages.

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import BoxwoodStore
+
+/// A damaged newest meta page must never silently roll the database back to the previous checkpoint.
+@Suite struct MetaDamageTests {
+    private func makeDatabase() throws -> String {
+        let dir = NSTemporaryDirectory() + "bw-meta-\(UUID().uuidString)"
+        let box = try ValueBox(path: dir)
+        let table = ValueBoxTable(id: 3, keyType: .int64)
+        for round in 0..<3 {
+            try box.begin()
+            for i in 0..<100 { try box.set(table, key: ValueBoxKey(int64: Int64(round * 100 + i)), value: MemoryBuffer([UInt8(i)])) }
+            try box.commit()
+            try box.checkpoint()
+        }
+        try box.close()
+        return dir
+    }
+
+    private func flipByte(_ path: String, at offset: UInt64) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: offset)
+        let byte = try handle.read(upToCount: 1)![0]
+        try handle.seek(toOffset: offset)
+        try handle.write(contentsOf: Data([byte ^ 0x5A]))
+    }
+
+    @Test func damagedNewestMetaIsAnErrorNotARollback() throws {
+        let dir = try makeDatabase()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Find the newest meta's slot: the one with the higher generation (offset 48).
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/data"))
+        let gen0 = data[48..<56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let gen1 = data[4096 + 48..<4096 + 56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let newest: UInt64 = gen1 > gen0 ? 1 : 0
+        try flipByte(dir + "/data", at: newest * 4096 + 100)
+        #expect(throws: BoxwoodError.checksumMismatch(file: dir + "/data", page: newest, offset: newest * 4096)) {
+            _ = try ValueBox(path: dir)
+        }
+    }
+
+    @Test func tornOlderMetaFallsBackCleanly() throws {
+        let dir = try makeDatabase()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/data"))
+        let gen0 = data[48..<56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let gen1 = data[4096 + 48..<4096 + 56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let older: UInt64 = gen1 > gen0 ? 0 : 1
+        try flipByte(dir + "/data", at: older * 4096 + 100)
+        let box = try ValueBox(path: dir)
+        #expect(try box.count(ValueBoxTable(id: 3, keyType: .int64)) == 300)
+        #expect(box.transactionStateVersion == 3)
+        #expect(try box.check().problems == [])
+        try box.close()
+    }
+}
