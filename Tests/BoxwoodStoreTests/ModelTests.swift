@@ -7,7 +7,8 @@ import Foundation
 //
 // Replay a failure with the printed seed:
 //     BOXWOOD_SEED=<seed> swift test --filter ModelTests
-// Change the length of the main run with BOXWOOD_MODEL_OPS (default 100000).
+// Change the length of the main run with BOXWOOD_MODEL_OPS (default 300000, about 12 s in a debug build).
+// A failure message starts with the run seed and the index and name of the failing operation.
 
 /// The model of one table.
 private struct ModelTable {
@@ -721,8 +722,9 @@ private final class ModelRun {
         return UInt64.random(in: 0...UInt64.max)
     }
 
-    static func runModel(_ config: ModelRunConfig, name: String) throws {
-        print("ModelTests seed: \(config.seed) (\(name), \(config.operations) operations; replay with BOXWOOD_SEED=\(config.seed))")
+    /// `baseSeed` is what BOXWOOD_SEED replays; `config.seed` may be derived from it.
+    static func runModel(_ config: ModelRunConfig, baseSeed: UInt64, name: String) throws {
+        print("ModelTests seed: \(baseSeed) (\(name), run seed \(config.seed), \(config.operations) operations; replay with BOXWOOD_SEED=\(baseSeed))")
         let root = temporaryDatabasePath("model")
         defer { removeItem(root) }
         let run = ModelRun(config: config, root: root)
@@ -740,8 +742,9 @@ private final class ModelRun {
 
     /// The main run: every operation, random durability and checkpoint thresholds per (re)open.
     @Test func randomizedAgainstModel() throws {
-        let ops = ProcessInfo.processInfo.environment["BOXWOOD_MODEL_OPS"].flatMap { Int($0) } ?? 100_000
-        try ModelTests.runModel(ModelRunConfig(seed: ModelTests.baseSeed(), operations: ops), name: "main")
+        let ops = ProcessInfo.processInfo.environment["BOXWOOD_MODEL_OPS"].flatMap { Int($0) } ?? 300_000
+        let seed = ModelTests.baseSeed()
+        try ModelTests.runModel(ModelRunConfig(seed: seed, operations: ops), baseSeed: seed, name: "main")
     }
 
     /// Short runs per durability mode with a tiny checkpoint threshold (a checkpoint after almost every
@@ -749,12 +752,13 @@ private final class ModelRun {
     @Test(arguments: Durability.allCases)
     func frequentCheckpoints(durability: Durability) throws {
         let index = UInt64(Durability.allCases.firstIndex(of: durability)!)
-        var config = ModelRunConfig(seed: ModelTests.baseSeed() &+ 0x1000 &+ index, operations: 15_000)
+        let seed = ModelTests.baseSeed()
+        var config = ModelRunConfig(seed: seed &+ 0x1000 &+ index, operations: 15_000)
         config.durability = durability
         config.checkpointWALBytes = 4096
         config.crashProbability = 1.0 / 30
         config.reopenProbability = 1.0 / 30
         config.bigValueProbability = 0.0005
-        try ModelTests.runModel(config, name: "frequent checkpoints, \(durability)")
+        try ModelTests.runModel(config, baseSeed: seed, name: "frequent checkpoints, \(durability)")
     }
 }

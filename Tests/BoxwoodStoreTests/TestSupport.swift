@@ -98,3 +98,53 @@ extension ValueBox {
         try get(table, key: key)?.makeArray()
     }
 }
+
+import Testing
+
+extension BoxwoodError {
+    /// The case name, for matching errors whose payload (paths, offsets) a test does not care about.
+    var kind: String {
+        switch self {
+        case .keyTooLarge: return "keyTooLarge"
+        case .invalidInt64Key: return "invalidInt64Key"
+        case .notABoxwoodDatabase: return "notABoxwoodDatabase"
+        case .unsupportedFormatVersion: return "unsupportedFormatVersion"
+        case .checksumMismatch: return "checksumMismatch"
+        case .corrupted: return "corrupted"
+        case .io: return "io"
+        case .keyTypeMismatch: return "keyTypeMismatch"
+        case .noActiveTransaction: return "noActiveTransaction"
+        case .transactionAlreadyActive: return "transactionAlreadyActive"
+        case .databaseLocked: return "databaseLocked"
+        case .closed: return "closed"
+        case .outOfBounds: return "outOfBounds"
+        case .readOnly: return "readOnly"
+        }
+    }
+}
+
+/// Runs `body`, expecting a `BoxwoodError` of one of the given kinds; returns it.
+@discardableResult
+func expectError(_ kinds: String..., sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> BoxwoodError? {
+    do {
+        try body()
+        Issue.record("expected a BoxwoodError of kind \(kinds), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as BoxwoodError {
+        if !kinds.contains(error.kind) {
+            Issue.record("expected a BoxwoodError of kind \(kinds), got \(error.kind): \(error)", sourceLocation: sourceLocation)
+        }
+        return error
+    } catch {
+        Issue.record("expected a BoxwoodError of kind \(kinds), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// A box in a fresh temporary directory, removed afterwards.
+func withTemporaryBox(_ tag: String, options: ValueBoxOptions = ValueBoxOptions(), _ body: (ValueBox, String) throws -> Void) throws {
+    let path = temporaryDatabasePath(tag)
+    defer { removeItem(path) }
+    let box = try ValueBox(path: path, options: options)
+    try body(box, path)
+    try box.close()
+}

@@ -139,6 +139,12 @@ enum LeafValue {
             (out + copied).copyMemory(from: p + PageLayout.headerSize, byteCount: n)
             copied += n
             page = load64(p, PageLayout.linkOffset)
+            // Every page but the last is full, and the last ends the chain: a loop or a spliced chain
+            // can never satisfy both, so it is reported instead of returning repeated bytes.
+            if (copied < length && n != PageLayout.overflowPayload) || (copied == length && page != 0) {
+                free(out)
+                throw .corrupted(file: pager.file.path, page: page, reason: "overflow chain does not match its \(length)-byte value")
+            }
         }
         return out
     }

@@ -21,7 +21,8 @@ extension ValueBox {
         try checkUsable()
         var report = CheckReport()
         var owner: [UInt64: String] = [0: "meta", 1: "meta"]
-        func claim(_ page: UInt64, _ what: String) {
+        // The report is passed in (not captured): checkTree holds it inout while calling claim.
+        func claim(_ page: UInt64, _ what: String, _ report: inout CheckReport) {
             if page < 2 || page >= pager.pageCount {
                 report.problems.append("\(what): page \(page) is outside the file (\(pager.pageCount) pages)")
             } else if let previous = owner[page] {
@@ -35,16 +36,16 @@ extension ValueBox {
             let state = tables[id]!
             checkTree(name: "table \(id)", root: state.root, keyType: state.keyType, expected: state, report: &report, claim: claim)
         }
-        for page in catalogPages { claim(page, "catalog") }
+        for page in catalogPages { claim(page, "catalog", &report) }
         if meta.catalogRoot != 0 {
             do { _ = try pager.verifiedDiskPage(meta.catalogRoot) } catch { report.problems.append("catalog: \(error)") }
         }
         for page in pager.freelistPages {
-            claim(page, "freelist")
+            claim(page, "freelist", &report)
             do { _ = try pager.verifiedDiskPage(page); report.pagesChecked += 1 } catch { report.problems.append("freelist: \(error)") }
         }
-        for page in pager.freePages { claim(page, "free list entry") }
-        for page in pager.pendingFree { claim(page, "page freed since the last checkpoint") }
+        for page in pager.freePages { claim(page, "free list entry", &report) }
+        for page in pager.pendingFree { claim(page, "page freed since the last checkpoint", &report) }
         if UInt64(owner.count) < pager.pageCount {
             let missing = (0..<pager.pageCount).filter { owner[$0] == nil }
             report.problems.append("\(missing.count) page(s) are neither used nor free (leaked), first: \(missing.prefix(8).map(String.init).joined(separator: ", "))")
@@ -54,7 +55,7 @@ extension ValueBox {
     }
 
     private func checkTree(name: String, root: PageRef, keyType: ValueBoxKeyType, expected: TableState,
-                           report: inout CheckReport, claim: (UInt64, String) -> Void) {
+                           report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Void) {
         var entries = 0
         var bytes = 0
         var leafDepth: Int? = nil
@@ -62,7 +63,7 @@ extension ValueBox {
         var stack: [(PageRef, Int, [UInt8]?, [UInt8]?)] = root == 0 ? [] : [(root, 0, nil, nil)]
         while let (ref, depth, lower, upper) = stack.popLast() {
             let where_ = ref.isDirtyRef ? "\(name), uncheckpointed page" : "\(name), page \(ref)"
-            if !ref.isDirtyRef { claim(ref, name) }
+            if !ref.isDirtyRef { claim(ref, name, &report) }
             if depth > BTree.maxDepth { report.problems.append("\(where_): tree deeper than \(BTree.maxDepth)"); continue }
             let p: UnsafeRawPointer
             do { p = ref.isDirtyRef ? try pager.page(ref) : try pager.verifiedDiskPage(ref) } catch {
@@ -114,12 +115,12 @@ extension ValueBox {
         if bytes != expected.bytes { report.problems.append("\(name): \(bytes) bytes, catalog says \(expected.bytes)") }
     }
 
-    private func checkOverflow(_ first: UInt64, storedLength: Int, name: String, report: inout CheckReport, claim: (UInt64, String) -> Void) {
+    private func checkOverflow(_ first: UInt64, storedLength: Int, name: String, report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Void) {
         var page = first
         var total = 0
         var steps = 0
         while page != 0 {
-            claim(page, "\(name) overflow")
+            claim(page, "\(name) overflow", &report)
             steps += 1
             if steps > Int(pager.pageCount) { report.problems.append("\(name): overflow chain at \(first) loops"); return }
             let p: UnsafeRawPointer

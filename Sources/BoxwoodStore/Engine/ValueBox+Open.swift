@@ -23,6 +23,8 @@ extension ValueBox {
 
         var size = try file.size()
         if size == 0 {
+            // A read-only open must not write: an empty data file is not a database until a writer initializes it.
+            if readOnly { throw .notABoxwoodDatabase(path: path, reason: "the data file is empty") }
             try initializeDataFile(file)
             size = try file.size()
         }
