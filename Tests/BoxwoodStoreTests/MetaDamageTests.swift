@@ -56,3 +56,29 @@ import Testing
         try box.close()
     }
 }
+
+/// An empty data file next to a WAL with commits is a lost data file, not a new database.
+@Suite struct EmptyDataFileTests {
+    @Test func emptyDataWithCommitsInTheWALIsAnError() throws {
+        let dir = NSTemporaryDirectory() + "bw-emptydata-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let box = try ValueBox(path: dir)
+        try box.begin()
+        try box.set(ValueBoxTable(id: 1, keyType: .binary), key: ValueBoxKey([1]), value: MemoryBuffer([2]))
+        try box.commit()
+        // Copy the files while the box is open (a crash), then lose the data file's contents.
+        let copy = dir + "-copy"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: dir + "/wal", toPath: copy + "/wal")
+        FileManager.default.createFile(atPath: copy + "/data", contents: Data())
+        do {
+            _ = try ValueBox(path: copy)
+            Issue.record("opened a database whose data file was lost")
+        } catch {
+            guard case .corrupted = error else { Issue.record("unexpected error \(error)"); return }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "/data")).isEmpty, "nothing was written")
+        try box.close()
+    }
+}

@@ -25,6 +25,18 @@ extension ValueBox {
         if size == 0 {
             // A read-only open must not write: an empty data file is not a database until a writer initializes it.
             if readOnly { throw .notABoxwoodDatabase(path: path, reason: "the data file is empty") }
+            // An empty data file is a creation that crashed before its meta pages were written; commits can
+            // only exist once they were. A WAL holding records beside it means the data file was lost:
+            // refuse rather than silently start over.
+            if fileSystem.kind(of: walPath) == .regular {
+                let walFile = try fileSystem.open(walPath, create: false, readOnly: true)
+                let walSize = try walFile.size()
+                walFile.close()
+                if walSize > UInt64(WriteAheadLog.headerSize) {
+                    throw .corrupted(file: dataPath, page: nil,
+                                     reason: "the data file is empty but the WAL holds \(walSize) bytes of commits")
+                }
+            }
             try initializeDataFile(file)
             size = try file.size()
         }
