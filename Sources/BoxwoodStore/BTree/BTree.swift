@@ -1,9 +1,9 @@
 /// Scratch space for one root-to-leaf descent, reused across operations to avoid allocations.
 final class TreePath {
     /// Page references from the root (index 0) to the leaf.
-    var refs: [PageRef] = []
+    @exclusivity(unchecked) var refs: [PageRef] = []
     /// For each branch level, the child index taken (0 = leftmost).
-    var childIndexes: [Int] = []
+    @exclusivity(unchecked) var childIndexes: [Int] = []
 
     init() {
         refs.reserveCapacity(16)

@@ -24,7 +24,7 @@ public final class ValueBox {
 
     let fileSystem: StorageFileSystem
     var dataFile: StorageFile!
-    var pager: Pager!
+    @exclusivity(unchecked) var pager: Pager!
     var wal: WriteAheadLog?
 
     /// The meta of the last checkpoint (the durable state of the data file).
@@ -33,21 +33,21 @@ public final class ValueBox {
     var catalogPages: [UInt64] = []
 
     /// Every table, by id.
-    var tables: [Int32: TableState] = [:]
+    @exclusivity(unchecked) var tables: [Int32: TableState] = [:]
     /// `tables` as of `begin()`, restored by `abort()`.
     var tablesAtBegin: [Int32: TableState] = [:]
     /// TransactionStateVersion of the last commit.
     var lastSequence: UInt64 = 0
 
-    var inTransaction = false
+    @exclusivity(unchecked) var inTransaction = false
     /// The open transaction's WAL record: `WriteAheadLog.recordHeaderSize` reserved bytes, then operations.
     let record = ByteBuffer(capacity: 64 << 10)
-    var recordOperations: UInt32 = 0
+    @exclusivity(unchecked) var recordOperations: UInt32 = 0
     /// True while replaying the WAL (operations are applied but not logged again).
-    var replaying = false
+    @exclusivity(unchecked) var replaying = false
     /// Set after a failed write or sync: the in-memory state can no longer be trusted to match the files.
-    var failure: BoxwoodError?
-    var isClosed = false
+    @exclusivity(unchecked) var failure: BoxwoodError?
+    @exclusivity(unchecked) var isClosed = false
 
     let path_ = TreePath()
     let cellBuffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)

@@ -12,17 +12,17 @@ final class Pager {
 
     // MARK: Mapping of checkpointed pages
 
-    private(set) var map: UnsafeRawPointer?
+    @exclusivity(unchecked) private(set) var map: UnsafeRawPointer?
     private(set) var mapLength = 0
     /// Pages of the data file that the current meta accounts for (meta pages included).
-    var pageCount: UInt64 = 2
+    @exclusivity(unchecked) var pageCount: UInt64 = 2
     /// One bit per page: its checksum has been verified (or we wrote it ourselves).
-    private var verified: [UInt64] = []
+    @exclusivity(unchecked) private var verified: [UInt64] = []
 
     // MARK: Dirty pages and blobs
 
-    private var dirtyPages: [UnsafeMutableRawPointer?] = []
-    private var dirtyTxn: [UInt64] = []
+    @exclusivity(unchecked) private var dirtyPages: [UnsafeMutableRawPointer?] = []
+    @exclusivity(unchecked) private var dirtyTxn: [UInt64] = []
     private var freeDirtySlots: [Int] = []
     private(set) var liveDirtyPages = 0
 
@@ -38,7 +38,7 @@ final class Pager {
     // MARK: Transaction bookkeeping
 
     /// Identifier of the open (or next) transaction; dirty pages carry the id of the transaction that made them.
-    private(set) var txn: UInt64 = 1
+    @exclusivity(unchecked) private(set) var txn: UInt64 = 1
     private var createdPages: [Int] = []
     private var retiredPages: [Int] = []
     private var createdBlobs: [Int] = []
@@ -55,7 +55,7 @@ final class Pager {
 
     /// Bumped whenever page memory may have moved or been released (mutation, checkpoint, remap), so that
     /// iterators know to re-seek.
-    var modificationCount: UInt64 = 0
+    @exclusivity(unchecked) var modificationCount: UInt64 = 0
 
     init(file: StorageFile) {
         self.file = file
