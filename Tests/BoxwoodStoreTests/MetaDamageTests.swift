@@ -18,6 +18,14 @@ import Testing
         return dir
     }
 
+    /// The slots of the newest and the older meta page (the one with the higher generation, offset 48).
+    private func metaSlots(_ dir: String) throws -> (newest: UInt64, older: UInt64) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/data"))
+        let gen0 = data[48..<56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let gen1 = data[4096 + 48..<4096 + 56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        return gen1 > gen0 ? (1, 0) : (0, 1)
+    }
+
     private func flipByte(_ path: String, at offset: UInt64) throws {
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
@@ -30,11 +38,7 @@ import Testing
     @Test func damagedNewestMetaIsAnErrorNotARollback() throws {
         let dir = try makeDatabase()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // Find the newest meta's slot: the one with the higher generation (offset 48).
-        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/data"))
-        let gen0 = data[48..<56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-        let gen1 = data[4096 + 48..<4096 + 56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-        let newest: UInt64 = gen1 > gen0 ? 1 : 0
+        let newest = try metaSlots(dir).newest
         try flipByte(dir + "/data", at: newest * 4096 + 100)
         #expect(throws: BoxwoodError.checksumMismatch(file: dir + "/data", page: newest, offset: newest * 4096)) {
             _ = try ValueBox(path: dir)
@@ -44,10 +48,7 @@ import Testing
     @Test func tornOlderMetaFallsBackCleanly() throws {
         let dir = try makeDatabase()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/data"))
-        let gen0 = data[48..<56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-        let gen1 = data[4096 + 48..<4096 + 56].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-        let older: UInt64 = gen1 > gen0 ? 0 : 1
+        let older = try metaSlots(dir).older
         try flipByte(dir + "/data", at: older * 4096 + 100)
         let box = try ValueBox(path: dir)
         #expect(try box.count(ValueBoxTable(id: 3, keyType: .int64)) == 300)

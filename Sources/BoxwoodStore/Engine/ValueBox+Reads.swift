@@ -143,7 +143,7 @@ extension ValueBox {
         guard let state = try existingTable(table), state.root != 0 else { return }
         var cursor = Cursor(pager: pager, root: state.root)
         try cursor.seekFirst()
-        try iterate(&cursor, state: state, table: table, ascending: true, end: nil, limit: 0, needValue: needValue) { key, value in
+        try iterate(&cursor, table: table, ascending: true, end: nil, limit: 0, needValue: needValue) { key, value in
             visit(key, value) ? .accept : .stop
         }
     }
@@ -163,7 +163,7 @@ extension ValueBox {
                 } else {
                     try cursor.seek(before: s, sn)
                 }
-                try iterate(&cursor, state: state, table: table, ascending: order < 0, end: (e, en), limit: limit, needValue: needValue) { key, value in
+                try iterate(&cursor, table: table, ascending: order < 0, end: (e, en), limit: limit, needValue: needValue) { key, value in
                     visit(publicKey(table.keyType, key.0, key.1), value)
                 }
             }
@@ -172,7 +172,7 @@ extension ValueBox {
 
     /// Drives a cursor until the exclusive `end`, the limit or a `.stop`. If a callback modifies the value
     /// box, the cursor re-seeks after the last key it returned.
-    private func iterate(_ cursor: inout Cursor, state: TableState, table: ValueBoxTable, ascending: Bool,
+    private func iterate(_ cursor: inout Cursor, table: ValueBoxTable, ascending: Bool,
                          end: (UnsafeRawPointer, Int)?, limit: Int, needValue: Bool,
                          _ visit: ((UnsafeRawPointer, Int), ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
         var accepted = 0

@@ -259,11 +259,6 @@ final class Pager {
         txn &+= 1
     }
 
-    /// True when the transaction has produced pages or freed any.
-    var transactionTouchedPages: Bool {
-        !createdPages.isEmpty || !retiredPages.isEmpty || !txnFreedDisk.isEmpty || !createdBlobs.isEmpty || !retiredBlobs.isEmpty
-    }
-
     // MARK: Checkpoint support
 
     /// Releases a dirty page after the checkpoint wrote it to disk.
