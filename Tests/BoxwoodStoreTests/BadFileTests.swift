@@ -430,11 +430,18 @@ import Glibc
         try expectIntact(path)
     }
 
-    @Test func garbageWALIsIgnored() throws {
+    @Test func garbageWALIsRefusedButATornHeaderIsNot() throws {
         let path = try makeDatabase()
         defer { removeItem(path) }
         var rng = SplitMix64(seed: 0x3A1)
+        // A log header is synced before any record follows it: bytes after an invalid header are damage.
         try writeFile(path + "/wal", rng.bytes(20_000))
+        let before = try snapshot(path)
+        let error = expectError("checksumMismatch") { _ = try ValueBox(path: path) }
+        #expect(error == .checksumMismatch(file: path + "/wal", page: nil, offset: 0))
+        #expect(try snapshot(path) == before)
+        // A header torn while being written (nothing after it) is a log that was being reset.
+        try writeFile(path + "/wal", rng.bytes(20))
         try expectIntact(path)
         // A WAL that holds only a valid header of another database (a different salt) is ignored too.
         let other = try makeDatabase()

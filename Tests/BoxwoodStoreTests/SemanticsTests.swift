@@ -874,8 +874,9 @@ import Foundation
         #expect(try FileManager.default.attributesOfItem(atPath: path + "/wal")[.size] as? UInt64 == sizes.last)
         var rng = SplitMix64(seed: 7)
 
-        // 1. Garbage appended after the last record.
-        for garbage in [rng.bytes(1), rng.bytes(31), rng.bytes(32), rng.bytes(5000), [UInt8](repeating: 0, count: 64)] {
+        // 1. What a torn append leaves after the last record: a header cut short by the end of the file, or
+        //    sectors that never reached the disk (zeros).
+        for garbage in [rng.bytes(1), rng.bytes(31), [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0, count: 5000)] {
             let copy = temporaryDatabasePath("torn-garbage")
             defer { removeItem(copy) }
             try copyDatabaseFiles(from: path, to: copy)
@@ -915,19 +916,19 @@ import Foundation
             try recovered.close()
         }
 
-        // 3. A flipped byte inside the third record: it and everything after it are dropped.
-        do {
+        // 3. Damage that no torn write can cause — a flipped bit inside the third record, random bytes after
+        //    the last one — is refused with the offset of the record, never silently dropped: the commits
+        //    after it were acknowledged.
+        for (damageAt, flip) in [(Int(sizes[2]) + 40, true), (Int(sizes[2]) + 3, true), (Int(sizes[5]), false)] {
             let copy = temporaryDatabasePath("torn-flip")
             defer { removeItem(copy) }
             try copyDatabaseFiles(from: path, to: copy)
             var wal = try readFile(copy + "/wal")
-            wal[Int(sizes[2]) + 40] ^= 0x01
+            if flip { wal[damageAt] ^= 0x01 } else { wal += rng.bytes(5000) }
             try writeFile(copy + "/wal", wal)
-            let recovered = try ValueBox(path: copy)
-            #expect(recovered.transactionStateVersion == 3)
-            #expect(try recovered.allEntries(bin).map(\.0) == [[0], [1], [2]])
-            #expect(try recovered.check().problems == [])
-            try recovered.close()
+            let error = expectError("checksumMismatch") { _ = try ValueBox(path: copy) }
+            #expect(error == .checksumMismatch(file: copy + "/wal", page: nil, offset: flip ? sizes[2] : sizes[5]))
+            #expect(try readFile(copy + "/wal") == wal, "a refused open leaves the files alone")
         }
 
         // 4. A WAL cut inside its header, or missing entirely: the checkpointed state opens.

@@ -30,7 +30,8 @@ extension ValueBox {
             try writeCheckpoint()
         } catch {
             // Pages were released as they were written: the in-memory trees no longer match the durable
-            // meta. The files are consistent (old meta + WAL); reopening recovers.
+            // meta. The files are consistent (old meta + WAL, or the new meta once `pendingMeta` is
+            // rewritten); the next call recovers from them.
             failure = error
             throw error
         }
@@ -87,9 +88,9 @@ extension ValueBox {
         let newMeta = MetaPage(generation: meta.generation + 1, pageCount: writer.nextPage, catalogRoot: catalogRoot,
                                freelistHead: freelistHead, freeCount: UInt64(freeCount), lastSequence: lastSequence,
                                walSalt: UInt64.random(in: 1...UInt64.max))
-        newMeta.encode(into: cellBuffer)
-        try dataFile.write(cellBuffer, count: PageLayout.pageSize, offset: newMeta.slot * UInt64(PageLayout.pageSize))
-        if sync { try dataFile.sync() }
+        pendingMeta = newMeta
+        try writeMeta(newMeta, sync: sync)
+        pendingMeta = nil
 
         // In-memory state now follows the new meta.
         meta = newMeta
@@ -104,6 +105,15 @@ extension ValueBox {
 
         // 5. Reset the WAL.
         try wal!.reset(salt: newMeta.walSalt, sync: sync)
+    }
+}
+
+extension ValueBox {
+    /// Writes `meta` into its slot and (unless `sync` is false) makes it durable.
+    func writeMeta(_ meta: MetaPage, sync: Bool) throws(BoxwoodError) {
+        meta.encode(into: cellBuffer)
+        try dataFile.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
+        if sync { try dataFile.sync() }
     }
 }
 

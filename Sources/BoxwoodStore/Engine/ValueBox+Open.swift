@@ -175,6 +175,14 @@ extension ValueBox {
             let slot = 1 - meta.slot
             throw .checksumMismatch(file: dataFile.path, page: slot, offset: slot * UInt64(PageLayout.pageSize))
         }
+        if headerSalt == nil {
+            // The header is written (and, unless in `.off` mode, synced) before any record is appended, so a
+            // log with bytes past a header that does not validate has been damaged.
+            let size = try log.file.size()
+            if size > UInt64(WriteAheadLog.headerSize) {
+                throw .checksumMismatch(file: log.file.path, page: nil, offset: 0)
+            }
+        }
         if headerSalt != meta.walSalt {
             // A new, torn or stale log (crash after the meta flip, before the log reset): nothing in it is
             // newer than the pages.

@@ -46,7 +46,18 @@ public final class ValueBox {
     /// True while replaying the WAL (operations are applied but not logged again).
     @exclusivity(unchecked) var replaying = false
     /// Set after a failed write or sync: the in-memory state can no longer be trusted to match the files.
+    /// The next call recovers (see `ValueBox+Recovery.swift`) before doing anything else.
     @exclusivity(unchecked) var failure: BoxwoodError?
+    /// A failed commit whose WAL record could not be cut off yet: the log must end here before anything else.
+    var pendingWALRollback: UInt64?
+    /// A checkpoint meta whose write or sync failed after its pages were made durable: it is written and
+    /// synced again before the files are trusted (after a failed fsync the page cache may hold bytes the
+    /// disk does not).
+    var pendingMeta: MetaPage?
+
+    /// The error of the last automatic checkpoint that failed after its commit had already succeeded (the
+    /// commit stands; the database recovered from its files). Nil when the last automatic checkpoint worked.
+    public internal(set) var lastCheckpointError: BoxwoodError?
     @exclusivity(unchecked) var isClosed = false
 
     let path_ = TreePath()
@@ -77,8 +88,12 @@ public final class ValueBox {
         var closeError: BoxwoodError? = nil
         if failure == nil && !options.readOnly {
             do { try checkpoint() } catch { closeError = error }
+        } else if failure != nil, pendingWALRollback != nil {
+            // A failed commit's record may still be in the log: cut it off one last time.
+            do { try recoverFromFailure() } catch { closeError = error }
         }
         releaseFiles()
+        failure = nil
         if let closeError { throw closeError }
     }
 
@@ -98,8 +113,8 @@ public final class ValueBox {
     public var isInTransaction: Bool { inTransaction }
 
     func checkUsable() throws(BoxwoodError) {
+        if failure != nil { try recoverFromFailure() }
         if isClosed { throw .closed }
-        if let failure { throw failure }
     }
 
     func checkWritable() throws(BoxwoodError) {
@@ -128,8 +143,12 @@ public final class ValueBox {
 
     /// Commits the transaction: appends its WAL record (synced in `.full` mode) and makes its changes
     /// visible. A transaction that changed nothing writes nothing and does not bump the version.
-    /// May run a checkpoint afterwards; if that checkpoint fails the commit still stands (it is in the WAL)
-    /// and the error is reported by the next call.
+    /// May run a checkpoint afterwards; if that checkpoint fails the commit still stands (it is in the WAL),
+    /// the error is kept in ``lastCheckpointError`` and the next call recovers from the files.
+    ///
+    /// If writing or syncing the record fails, `commit` throws, the transaction is rolled back, and the
+    /// record is cut off the log (durably) so that it can never be replayed: the database stays usable and
+    /// holds exactly the commits that succeeded.
     public func commit() throws(BoxwoodError) {
         try checkUsable()
         guard inTransaction else { throw .noActiveTransaction }
@@ -139,12 +158,20 @@ public final class ValueBox {
             return
         }
         let sequence = lastSequence + 1
+        let log = wal!
+        let previousEnd = log.size
         do {
-            try wal!.append(sequence: sequence, record: record, operationCount: recordOperations, sync: options.durability == .full)
+            try log.append(sequence: sequence, record: record, operationCount: recordOperations, sync: options.durability == .full)
         } catch {
-            // The record may be partly written: the in-memory state must not run ahead of the log.
+            // The record may be partly or wholly written (a failed fsync says nothing about what reached the
+            // disk): roll the transaction back and cut the record off the log.
             abort()
-            failure = error
+            do throws(BoxwoodError) {
+                try log.rollBack(to: previousEnd, sync: options.durability != .off)
+            } catch let rollbackError {
+                pendingWALRollback = previousEnd
+                failure = rollbackError
+            }
             throw error
         }
         pager.commitTransaction()
@@ -154,7 +181,12 @@ public final class ValueBox {
         record.shrinkIfLarge()
         if wal!.size >= options.checkpointWALBytes
             || pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes >= options.checkpointMemoryBytes {
-            do { try checkpoint() } catch { failure = error }
+            do {
+                try checkpoint()
+                lastCheckpointError = nil
+            } catch {
+                lastCheckpointError = error
+            }
         }
     }
 
@@ -173,15 +205,13 @@ public final class ValueBox {
         if options.readOnly { throw .readOnly(path: path) }
         if inTransaction { abort() }
         releaseFiles()
+        failure = nil
+        pendingWALRollback = nil
+        pendingMeta = nil
         try fileSystem.removeFile(path + "/" + ValueBox.walFileName)
         try fileSystem.removeFile(path + "/" + ValueBox.dataFileName)
         try fileSystem.syncDirectory(path)
-        isClosed = false
-        failure = nil
-        tables = [:]
-        lastSequence = 0
-        catalogPages = []
-        try open()
+        try reopen()
     }
 
     static let dataFileName = "data"

@@ -1,30 +1,34 @@
 /// The write-ahead log: file `wal` beside `data`. A commit appends one record holding the transaction's
 /// logical operations; a checkpoint writes the pages, flips the meta, and then resets the log with a new salt.
 ///
-/// File header (32 bytes):
+/// File header (32 bytes, not whitened):
 ///
 ///     0   8  magic       "BXWDWAL\0"
-///     8   4  version     1
+///     8   4  version     2
 ///     12  4  pageSize    4096 (of the data file it belongs to)
 ///     16  8  salt        must equal the meta's walSalt, otherwise the log is stale and ignored
 ///     24  8  checksum    XXH64 of bytes 0..<24, seed 0
 ///
-/// Record (32-byte header, then the payload of operations — see `WALOperation`):
+/// Record (32-byte header, then the payload of operations — see `WALOperation`), whitened as a whole with
+/// `RecordWhitening` keyed by (salt, offset of the record):
 ///
 ///     0   4  payloadLength
 ///     4   4  operationCount
-///     8   8  sequence    the TransactionStateVersion this commit produced (previous + 1)
-///     16  8  checksum    XXH64(payload, seed: XXH64(bytes 0..<16, seed: salt))
-///     24  8  reserved    0
+///     8   8  sequence        the TransactionStateVersion this commit produced (previous + 1)
+///     16  8  payloadChecksum XXH64(payload, seed: XXH64(bytes 0..<16, seed: salt))
+///     24  8  headerChecksum  XXH64(bytes 0..<24, seed: salt)
 ///
-/// Recovery replays records in order while each is complete, its checksum (with the current salt) matches
-/// and its sequence is exactly the next one; the first record that fails ends the log (a torn tail), which
-/// is truncated away. Records from before the last reset carry the old salt and can never match.
+/// Recovery replays records in order while each is complete, both checksums match and its sequence is the
+/// next one. The log is truncated durably before reuse, so a sector that never reached the disk reads as
+/// zeros (or lies past the end of the file). The first record that fails therefore ends the log — a torn
+/// tail, truncated away — when it is cut short by the end of the file or contains an all-zero sector;
+/// a failing record with no such sign is bit rot or an overwrite, and open refuses with `checksumMismatch`
+/// naming its offset instead of silently dropping acknowledged commits.
 final class WriteAheadLog {
     static let headerSize = 32
     static let recordHeaderSize = 32
     static let magic: [UInt8] = Array("BXWDWAL\0".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
 
     let file: StorageFile
     private(set) var salt: UInt64 = 0
@@ -47,7 +51,10 @@ final class WriteAheadLog {
             store64(p, 16, salt)
             store64(p, 24, XXH64.hash(p, 24))
         }
+        // The truncation is made durable before anything new is written, so that a sector of a later
+        // record that never reaches the disk reads back as zeros, not as a stale record.
         try file.truncate(to: 0)
+        if sync { try file.sync() }
         try file.write(p, count: WriteAheadLog.headerSize, offset: 0)
         if sync { try file.sync() }
         self.salt = salt
@@ -64,10 +71,19 @@ final class WriteAheadLog {
         store64(p, 8, sequence)
         let seed = XXH64.hash(p, 16, seed: salt)
         store64(p, 16, XXH64.hash(p + WriteAheadLog.recordHeaderSize, payloadLength, seed: seed))
-        store64(p, 24, 0)
+        store64(p, 24, XXH64.hash(p, 24, seed: salt))
+        RecordWhitening.apply(p, count: record.count, key: RecordWhitening.key(salt: salt, offset: endOffset))
         try file.write(p, count: record.count, offset: endOffset)
         if sync { try file.dataSync() }
         endOffset += UInt64(record.count)
+    }
+
+    /// Cuts the log back to `offset` (the end of the last record that is known to have committed) and makes
+    /// that durable, so that a record whose commit failed can never be replayed.
+    func rollBack(to offset: UInt64, sync: Bool) throws(BoxwoodError) {
+        try file.truncate(to: offset)
+        if sync { try file.sync() }
+        endOffset = offset
     }
 
     /// Bytes in the log, header included.
@@ -86,7 +102,8 @@ final class WriteAheadLog {
     }
 
     /// Replays the records after `afterSequence`. Returns the number of records applied. Sets `endOffset` to
-    /// the end of the last valid record; `tornBytes` reports how many bytes follow it.
+    /// the end of the last valid record; `tornBytes` reports how many bytes follow it. Throws
+    /// `checksumMismatch` for a damaged record that cannot be a torn write (see the type's documentation).
     func replay(salt: UInt64, afterSequence: UInt64,
                 apply: (UInt64, UInt32, UnsafeRawBufferPointer) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> (applied: Int, tornBytes: UInt64) {
         self.salt = salt
@@ -95,33 +112,50 @@ final class WriteAheadLog {
         var expected = afterSequence + 1
         var applied = 0
         let buffer = ByteBuffer(capacity: 64 << 10)
-        let header = UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.recordHeaderSize, alignment: 16)
-        defer { header.deallocate() }
-        while offset + UInt64(WriteAheadLog.recordHeaderSize) <= fileSize {
-            let n = try file.read(into: header, count: WriteAheadLog.recordHeaderSize, offset: offset)
-            if n < WriteAheadLog.recordHeaderSize { break }
-            let length = UInt64(load32(header, 0))
-            let operations = load32(header, 4)
-            let sequence = load64(header, 8)
-            let checksum = load64(header, 16)
-            let start = offset + UInt64(WriteAheadLog.recordHeaderSize)
-            if start + length > fileSize { break }
+        let headerSize = WriteAheadLog.recordHeaderSize
+        while offset < fileSize {
+            // A header cut short by the end of the file is a torn append.
+            guard offset + UInt64(headerSize) <= fileSize else { break }
             buffer.reset()
-            buffer.reserve(Int(length))
-            let got = try file.read(into: buffer.memory, count: Int(length), offset: start)
-            if got < Int(length) { break }
-            let seed = XXH64.hash(header, 16, seed: salt)
-            if XXH64.hash(buffer.memory, Int(length), seed: seed) != checksum { break }
+            buffer.reserve(headerSize)
+            let h = buffer.memory
+            guard try file.read(into: h, count: headerSize, offset: offset) == headerSize else { break }
+            let torn = Sectors.containsZeroSector(h, count: headerSize, offset: offset)
+            let key = RecordWhitening.key(salt: salt, offset: offset)
+            RecordWhitening.apply(h, count: headerSize, key: key)
+            guard load64(h, 24) == XXH64.hash(h, 24, seed: salt) else {
+                if torn { break }
+                throw .checksumMismatch(file: file.path, page: nil, offset: offset)
+            }
+            let length = Int(load32(h, 0))
+            let operations = load32(h, 4)
+            let sequence = load64(h, 8)
+            let checksum = load64(h, 16)
+            let seed = XXH64.hash(h, 16, seed: salt)
+            let start = offset + UInt64(headerSize)
+            if start + UInt64(length) > fileSize { break }
+            buffer.reserve(headerSize + length)
+            let payload = buffer.memory + headerSize
+            guard try file.read(into: payload, count: length, offset: start) == length else { break }
+            let payloadTorn = Sectors.containsZeroSector(payload, count: length, offset: start)
+            RecordWhitening.apply(payload, count: length, key: key, start: headerSize)
+            guard XXH64.hash(payload, length, seed: seed) == checksum else {
+                if payloadTorn { break }
+                throw .checksumMismatch(file: file.path, page: nil, offset: offset)
+            }
             if sequence < expected {
                 // Already included in the pages (cannot happen with a fresh salt, harmless if it does).
-                offset = start + length
+                offset = start + UInt64(length)
                 continue
             }
-            if sequence != expected { break }
-            try apply(sequence, operations, UnsafeRawBufferPointer(start: buffer.memory, count: Int(length)))
+            guard sequence == expected else {
+                throw .corrupted(file: file.path, page: nil,
+                                 reason: "WAL record at offset \(offset) has sequence \(sequence), expected \(expected)")
+            }
+            try apply(sequence, operations, UnsafeRawBufferPointer(start: payload, count: length))
             applied += 1
             expected += 1
-            offset = start + length
+            offset = start + UInt64(length)
         }
         endOffset = offset
         return (applied, fileSize - offset)
