@@ -22,23 +22,28 @@ extension ValueBox {
         if !dataExisted { try fileSystem.syncDirectory(path) }
 
         var size = try file.size()
-        if size == 0 {
+        if size == 0 && readOnly {
             // A read-only open must not write: an empty data file is not a database until a writer initializes it.
-            if readOnly { throw .notABoxwoodDatabase(path: path, reason: "the data file is empty") }
-            // An empty data file is a creation that crashed before its meta pages were written; commits can
-            // only exist once they were. A WAL holding records beside it means the data file was lost:
-            // refuse rather than silently start over.
-            if fileSystem.kind(of: walPath) == .regular {
-                let walFile = try fileSystem.open(walPath, create: false, readOnly: true)
-                let walSize = try walFile.size()
-                walFile.close()
-                if walSize > UInt64(WriteAheadLog.headerSize) {
-                    throw .corrupted(file: dataPath, page: nil,
-                                     reason: "the data file is empty but the WAL holds \(walSize) bytes of commits")
-                }
+            throw .notABoxwoodDatabase(path: path, reason: "the data file is empty")
+        }
+        let metaBytes = UInt64(2 * PageLayout.pageSize)
+        if size <= metaBytes && !readOnly {
+            // No checkpoint ever ran (its pages would follow the meta pages). A file shorter than its meta
+            // pages, or with a meta page that does not validate, is either a creation interrupted before
+            // its meta pages were durable or a damaged file. The WAL tells them apart: it is created only
+            // after the meta pages are durable, so a WAL with a valid header or records means the database
+            // existed. Without one there is nothing to lose, and the database is initialized again.
+            let evidence = try walEvidence(walPath)
+            var interrupted = evidence == nil && size < metaBytes
+            if evidence == nil && size == metaBytes { interrupted = !(try bothMetaPagesValid(file)) }
+            if interrupted {
+                if size > 0 { try file.truncate(to: 0) }
+                try initializeDataFile(file)
+                size = try file.size()
+            } else if let evidence, size < metaBytes {
+                throw .corrupted(file: dataPath, page: nil,
+                                 reason: "the data file is \(size) bytes, shorter than its two meta pages, but \(evidence)")
             }
-            try initializeDataFile(file)
-            size = try file.size()
         }
         let (chosen, otherSlotDamaged) = try readMeta(file, size: size)
         meta = chosen
@@ -63,6 +68,17 @@ extension ValueBox {
         try recover(log, otherSlotDamaged: otherSlotDamaged)
     }
 
+    /// What the WAL at `walPath` proves about a database having been created (nil when nothing).
+    private func walEvidence(_ walPath: String) throws(BoxwoodError) -> String? {
+        guard fileSystem.kind(of: walPath) == .regular else { return nil }
+        let walFile = try fileSystem.open(walPath, create: false, readOnly: true)
+        defer { walFile.close() }
+        let walSize = try walFile.size()
+        if walSize > UInt64(WriteAheadLog.headerSize) { return "the WAL holds \(walSize) bytes of commits" }
+        if try WriteAheadLog(file: walFile).readHeaderSalt() != nil { return "the WAL beside it was initialized" }
+        return nil
+    }
+
     private func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
@@ -81,6 +97,16 @@ extension ValueBox {
             try file.write(page, count: PageLayout.pageSize, offset: m.slot * UInt64(PageLayout.pageSize))
         }
         if options.durability != .off { try file.sync() }
+    }
+
+    private func bothMetaPagesValid(_ file: StorageFile) throws(BoxwoodError) -> Bool {
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { page.deallocate() }
+        for slot in [UInt64(0), 1] {
+            guard try file.read(into: page, count: PageLayout.pageSize, offset: slot * UInt64(PageLayout.pageSize)) == PageLayout.pageSize,
+                  case .valid = MetaPage.decode(page, slot: slot) else { return false }
+        }
+        return true
     }
 
     /// Reads both meta pages and picks the valid one with the higher generation.
