@@ -34,8 +34,11 @@ extension ValueBox {
             // after the meta pages are durable, so a WAL with a valid header or records means the database
             // existed. Without one there is nothing to lose, and the database is initialized again.
             let evidence = try walEvidence(walPath)
-            var interrupted = evidence == nil && size < metaBytes
-            if evidence == nil && size == metaBytes { interrupted = !(try bothMetaPagesValid(file)) }
+            var interrupted = false
+            if evidence == nil, try holdsOnlyMetaSectors(file, size: size) {
+                interrupted = size < metaBytes
+                if !interrupted { interrupted = !(try bothMetaPagesValid(file)) }
+            }
             if interrupted {
                 if size > 0 { try file.truncate(to: 0) }
                 try initializeDataFile(file)
@@ -45,7 +48,7 @@ extension ValueBox {
                                  reason: "the data file is \(size) bytes, shorter than its two meta pages, but \(evidence)")
             }
         }
-        let (chosen, otherSlotDamaged) = try readMeta(file, size: size)
+        let (chosen, other) = try readMeta(file, size: size)
         meta = chosen
         if size < chosen.pageCount * UInt64(PageLayout.pageSize) {
             throw .corrupted(file: dataPath, page: nil,
@@ -65,7 +68,7 @@ extension ValueBox {
         let log = WriteAheadLog(file: walFile)
         wal = log
         if !walExisted { try fileSystem.syncDirectory(path) }
-        try recover(log, otherSlotDamaged: otherSlotDamaged)
+        try recover(log, otherMeta: other)
     }
 
     /// What the WAL at `walPath` proves about a database having been created (nil when nothing).
@@ -99,6 +102,29 @@ extension ValueBox {
         if options.durability != .off { try file.sync() }
     }
 
+    /// True when the first `size` bytes (at most two pages) are what writing the two meta pages can leave:
+    /// each page's first sector zero or starting with the meta header, every other sector zero. A foreign
+    /// file fails this and is never overwritten.
+    private func holdsOnlyMetaSectors(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> Bool {
+        let count = Int(size)
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        defer { bytes.deallocate() }
+        guard try file.read(into: bytes, count: count, offset: 0) == count else { return false }
+        var sector = 0
+        while sector * 512 < count {
+            let start = sector * 512
+            let end = min(count, start + 512)
+            if start % PageLayout.pageSize == 0 && end - start >= 40
+                && MetaPage.magic.indices.allSatisfy({ bytes.load(fromByteOffset: start + 32 + $0, as: UInt8.self) == MetaPage.magic[$0] }) {
+                sector += 1
+                continue
+            }
+            for i in start..<end where bytes.load(fromByteOffset: i, as: UInt8.self) != 0 { return false }
+            sector += 1
+        }
+        return true
+    }
+
     private func bothMetaPagesValid(_ file: StorageFile) throws(BoxwoodError) -> Bool {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
@@ -110,8 +136,8 @@ extension ValueBox {
     }
 
     /// Reads both meta pages and picks the valid one with the higher generation.
-    /// Returns the meta to use and whether the other slot is damaged (magic present, checksum wrong).
-    private func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> (MetaPage, Bool) {
+    /// Returns the meta to use and what the other slot holds.
+    private func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> (MetaPage, MetaPage.DecodeResult) {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
         var results: [MetaPage.DecodeResult] = []
@@ -122,10 +148,7 @@ extension ValueBox {
         }
         var best: MetaPage? = nil
         for case let .valid(m) in results where best == nil || m.generation > best!.generation { best = m }
-        if let best {
-            if case .damaged = results[Int(1 - best.slot)] { return (best, true) }
-            return (best, false)
-        }
+        if let best { return (best, results[Int(1 - best.slot)]) }
         let dataPath = file.path
         for case let .unsupportedVersion(v) in results {
             throw .unsupportedFormatVersion(path: dataPath, found: v, supported: MetaPage.formatVersion)
@@ -192,14 +215,21 @@ extension ValueBox {
     }
 
     /// Replays the WAL records committed after the meta, truncating a torn tail.
-    private func recover(_ log: WriteAheadLog, otherSlotDamaged: Bool) throws(BoxwoodError) {
+    private func recover(_ log: WriteAheadLog, otherMeta: MetaPage.DecodeResult) throws(BoxwoodError) {
         let headerSalt = try log.readHeaderSalt()
-        if let headerSalt, headerSalt != meta.walSalt, otherSlotDamaged {
-            // The log was reset by a checkpoint whose meta is the damaged slot: that checkpoint, and every
-            // commit since, would be lost by falling back to the older meta. A meta torn while being written
-            // cannot look like this (the log is reset only after the meta is durable).
+        var previousSalt: UInt64? = nil
+        if case let .valid(previous) = otherMeta, previous.generation + 1 == meta.generation { previousSalt = previous.walSalt }
+        if let headerSalt, headerSalt != meta.walSalt, headerSalt != previousSalt {
+            // A log with a valid header belongs either to the newest meta or, after a crash between a
+            // checkpoint's meta flip and its log reset, to the meta before it. Any other log was reset by a
+            // checkpoint whose meta is not readable (damaged): falling back to an older meta would silently
+            // drop that checkpoint and every commit since.
             let slot = 1 - meta.slot
-            throw .checksumMismatch(file: dataFile.path, page: slot, offset: slot * UInt64(PageLayout.pageSize))
+            if case .damaged = otherMeta {
+                throw .checksumMismatch(file: dataFile.path, page: slot, offset: slot * UInt64(PageLayout.pageSize))
+            }
+            throw .corrupted(file: dataFile.path, page: slot,
+                             reason: "the WAL was reset by a checkpoint newer than the readable meta page (generation \(meta.generation)): meta page \(slot) is damaged, or the WAL belongs to another database")
         }
         if headerSalt == nil {
             // The header is written (and, unless in `.off` mode, synced) before any record is appended, so a
