@@ -29,7 +29,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The kill-and-reopen crash test: a child executable and the workload it shares with the test.
+        .target(name: "BoxwoodCrashWorkload", dependencies: ["BoxwoodStore"]),
+        .executableTarget(name: "boxwood-crash-child", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
+        .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child"]),
     ]
 )

@@ -29,7 +29,7 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     case transactionAlreadyActive
     /// Another process holds the database open for writing.
     case databaseLocked(path: String)
-    /// The value box was closed (or a previous fatal I/O error poisoned it; reopen to recover).
+    /// The value box was closed.
     case closed
     /// A partial write (`readWrite`) addressed bytes outside the value.
     case outOfBounds(offset: Int, length: Int, valueLength: Int)

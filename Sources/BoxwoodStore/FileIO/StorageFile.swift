@@ -1,5 +1,6 @@
 /// The seam every byte of engine I/O passes through. `PosixStorage` is the real implementation; a
-/// fault-injecting implementation (power-cut simulation) plugs in here without the engine knowing.
+/// fault-injecting implementation (``SimulatedDisk``: power cuts, torn writes, I/O errors) plugs in here
+/// without the engine knowing.
 public protocol StorageFile: AnyObject {
     /// The path the file was opened at (for error messages).
     var path: String { get }

@@ -1,0 +1,61 @@
+// boxwood-crash-child <dbPath> <seed> <full|normal|off> <firstTxn> <txnCount>
+//
+// The victim of the kill-and-reopen crash test (Tests/BoxwoodCrashTests): runs transactions
+// firstTxn..<firstTxn+txnCount of the crash workload with tiny checkpoint thresholds and reports progress on
+// stdout, one unbuffered line per transaction, written right after `commit()` returned:
+//
+//     A <n>   transaction n is committed
+//     C <n>   transaction n is committed and an explicit checkpoint starts now
+//
+// On an error it writes `E <description>` to stderr and exits 3; when done it closes the box and exits 0.
+
+import BoxwoodCrashWorkload
+import BoxwoodStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes `text` to a file descriptor with `write(2)` (no stdio buffering, so a SIGKILL loses nothing
+/// already reported).
+func emit(_ fd: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { exit(4) }
+        offset += n
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 6, let seed = UInt64(arguments[2]), let durability = Durability(rawValue: arguments[3]),
+      let first = UInt64(arguments[4]), first > 0, let count = UInt64(arguments[5]) else {
+    emit(2, "usage: boxwood-crash-child <dbPath> <seed> <full|normal|off> <firstTxn >= 1> <txnCount>\n")
+    exit(2)
+}
+
+let workload = CrashWorkload(seed: seed)
+var options = ValueBoxOptions(durability: durability)
+options.checkpointWALBytes = 64 << 10
+options.checkpointMemoryBytes = 1 << 20
+
+do throws(BoxwoodError) {
+    let box = try ValueBox(path: arguments[1], options: options)
+    for n in first..<first + count {
+        try workload.run(n, in: box)
+        if workload.checkpointsAfter(n) {
+            emit(1, "C \(n)\n")
+            try box.checkpoint()
+        } else {
+            emit(1, "A \(n)\n")
+        }
+    }
+    try box.close()
+} catch {
+    emit(2, "E \(error)\n")
+    exit(3)
+}
+exit(0)
