@@ -40,8 +40,9 @@ public enum Durability: String, Sendable, CaseIterable {
     /// `commit` appends to the WAL without syncing; checkpoints sync. A power cut may drop a suffix of the
     /// commits since the last checkpoint, never part of a transaction. The default, as in Postbox.
     case normal
-    /// Nothing is ever synced. A killed process loses nothing; a power cut or OS crash may lose recent data
-    /// and, if it interrupts a checkpoint, leave a database that refuses to open with a checksum error.
+    /// Nothing is ever synced. A killed process loses nothing; a power cut or OS crash voids every promise:
+    /// data may be lost, the database may refuse to open, or it may show pages of an older checkpoint.
+    /// For caches that can be rebuilt.
     case off
 }
 
