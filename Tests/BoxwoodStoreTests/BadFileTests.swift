@@ -441,6 +441,16 @@ import Glibc
         let error = expectError("checksumMismatch") { _ = try ValueBox(path: path) }
         #expect(error == .checksumMismatch(file: path + "/wal", page: nil, offset: 0))
         #expect(try snapshot(path) == before)
+        // An intact header of another WAL version, with records after it: a version error, not damage.
+        var header = [UInt8](repeating: 0, count: 32)
+        header.replaceSubrange(0..<8, with: Array("BXWDWAL\0".utf8))
+        header[8] = 1
+        header[13] = 0x10 // page size 4096, little-endian
+        let checksum = header.withUnsafeBytes { XXH64.hash($0.baseAddress!, 24) }
+        for i in 0..<8 { header[24 + i] = UInt8(truncatingIfNeeded: checksum >> (8 * UInt64(i))) }
+        try writeFile(path + "/wal", header + rng.bytes(100))
+        let old = expectError("unsupportedFormatVersion") { _ = try ValueBox(path: path) }
+        #expect(old == .unsupportedFormatVersion(path: path + "/wal", found: 1, supported: 2))
         // A header torn while being written (nothing after it) is a log that was being reset.
         try writeFile(path + "/wal", rng.bytes(20))
         try expectIntact(path)

@@ -235,6 +235,9 @@ extension ValueBox {
             // The header is written (and, unless in `.off` mode, synced) before any record is appended, so a
             // log with bytes past a header that does not validate has been damaged.
             let size = try log.file.size()
+            if size > UInt64(WriteAheadLog.headerSize), let version = try log.foreignHeaderVersion() {
+                throw .unsupportedFormatVersion(path: log.file.path, found: version, supported: WriteAheadLog.version)
+            }
             if size > UInt64(WriteAheadLog.headerSize) {
                 throw .checksumMismatch(file: log.file.path, page: nil, offset: 0)
             }

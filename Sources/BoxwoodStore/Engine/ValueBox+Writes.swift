@@ -22,7 +22,7 @@ extension ValueBox {
     /// The public form of an internal key.
     @inline(__always)
     func publicKey(_ keyType: ValueBoxKeyType, _ key: UnsafeRawPointer, _ length: Int) -> ValueBoxKey {
-        var result = ValueBoxKey(bytes: UnsafeRawBufferPointer(start: key, count: length))
+        let result = ValueBoxKey(bytes: UnsafeRawBufferPointer(start: key, count: length))
         if keyType == .int64 && length > 0 {
             result.storage.memory.storeBytes(of: result.storage.memory.load(as: UInt8.self) ^ 0x80, as: UInt8.self)
         }

@@ -89,6 +89,16 @@ final class WriteAheadLog {
     /// Bytes in the log, header included.
     var size: UInt64 { endOffset }
 
+    /// The version of a header that is intact (magic and checksum) but not this build's; nil otherwise.
+    func foreignHeaderVersion() throws(BoxwoodError) -> UInt32? {
+        let p = UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.headerSize, alignment: 8)
+        defer { p.deallocate() }
+        guard try file.read(into: p, count: WriteAheadLog.headerSize, offset: 0) == WriteAheadLog.headerSize else { return nil }
+        for (i, b) in WriteAheadLog.magic.enumerated() where p.load(fromByteOffset: i, as: UInt8.self) != b { return nil }
+        guard load64(p, 24) == XXH64.hash(p, 24), load32(p, 8) != WriteAheadLog.version else { return nil }
+        return load32(p, 8)
+    }
+
     /// Reads the header; returns its salt, or nil when the file is too short or the header is not valid.
     func readHeaderSalt() throws(BoxwoodError) -> UInt64? {
         let p = UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.headerSize, alignment: 8)
