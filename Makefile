@@ -1,9 +1,9 @@
 # Boxwood — the two setup commands are `make demo` and `make test`; both install what they need.
 SWIFT ?= swift
-APT_PACKAGES := liblz4-dev pkg-config
+APT_PACKAGES := liblz4-dev pkg-config liblmdb-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build release test demo clean
+.PHONY: deps build release test demo bench clean
 
 # Installs the Debian packages the build links against, only when they are missing.
 deps:
@@ -20,10 +20,17 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product boxwood
 
-# Builds everything (the CLI tests run the built `boxwood` binary), then runs every test.
+# Builds everything (the CLI tests run the built `boxwood` binary), runs every test, then a smoke run of the
+# benchmark harness (every engine and workload on a few thousand keys, each result verified).
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	$(SWIFT) run boxwood-bench --smoke
+
+# Benchmarks Boxwood against SQLite (Postbox configuration), LMDB and a raw mmap'ed file on 1,000,000 keys;
+# BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS="--quick --json bench.json"`.
+bench: deps
+	$(SWIFT) build -c release --product boxwood-bench && .build/release/boxwood-bench $(BENCH_ARGS)
 
 demo: release
 	.build/release/boxwood demo

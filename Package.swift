@@ -32,6 +32,24 @@ let package = Package(
         // The kill-and-reopen crash test: a child executable and the workload it shares with the test.
         .target(name: "BoxwoodCrashWorkload", dependencies: ["BoxwoodStore"]),
         .executableTarget(name: "boxwood-crash-child", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
+        // The benchmark harness and the system libraries of the engines it compares Boxwood with.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Benchmarks/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(name: "CLMDB", path: "Benchmarks/CLMDB", providers: [.apt(["liblmdb-dev"])]),
+        .executableTarget(
+            name: "boxwood-bench",
+            dependencies: [
+                "BoxwoodStore",
+                "CSQLite",
+                "CLMDB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/boxwood-bench"
+        ),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child"]),

@@ -1,0 +1,97 @@
+import ArgumentParser
+
+/// `boxwood-bench`: times Boxwood against SQLite (configured as Telegram's Postbox), LMDB and a raw mmap'ed file on
+/// the same workloads and data, prints a table (ops/s per engine, Boxwood's ratio to each) and optionally JSON.
+/// Exit status 0 when every engine ran and passed verification, 1 on any failure, 64 on bad usage.
+@main
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "boxwood-bench",
+        abstract: "Benchmark Boxwood against SQLite (Postbox configuration), LMDB and a raw mmap'ed file.",
+        discussion: "Workloads, in the order they run:\n"
+            + WorkloadID.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n")
+    )
+
+    @Option(help: "Number of keys (default 1,000,000; 100,000 with --quick; 4,000 with --smoke).")
+    var keys: Int?
+
+    @Flag(help: "About 100,000 keys and fewer operations: the whole run takes under a minute.")
+    var quick = false
+
+    @Flag(help: "A few thousand operations per workload, for CI.")
+    var smoke = false
+
+    @Option(help: "Where to create the scratch directory (a fresh boxwood-bench.XXXXXX inside it, removed at the end).")
+    var dir = "/tmp"
+
+    @Option(help: "Also write the results to this file as JSON.")
+    var json: String?
+
+    @Option(help: "Comma-separated workloads to run (default: all).")
+    var only: String?
+
+    @Option(help: "Comma-separated engines to run: boxwood, sqlite, lmdb, mmap (default: all).")
+    var engines: String?
+
+    @Option(help: "Seed of every random choice (keys, values, operations).")
+    var seed: UInt64 = 42
+
+    func validate() throws {
+        if quick && smoke { throw ValidationError("--quick and --smoke exclude each other") }
+        if let keys, keys < 1_000 || keys > 100_000_000 { throw ValidationError("--keys must be between 1,000 and 100,000,000") }
+        _ = try selectedWorkloads()
+        _ = try selectedEngines()
+    }
+
+    func run() throws {
+        let watch = Stopwatch()
+        let profile: Profile = smoke ? .smoke : quick ? .quick : .full
+        let sizes = BenchSizes(profile: profile, keys: keys ?? profile.defaultKeys)
+        let workloads = try selectedWorkloads()
+        let engines = try selectedEngines()
+        do {
+            try makeDirectory(dir)
+            let root = try makeScratchDirectory(in: dir)
+            defer { removeTree(root) }
+            print("boxwood-bench (\(profile.rawValue) profile, seed \(seed))")
+            for line in MachineInfo(benchDirectory: root).lines + sizes.lines { print(line) }
+            print("durability (every workload runs with normal except single-full):")
+            for line in durabilityMapping { print("  " + line) }
+            print("timing: write workloads from the first operation to the end of close (deferred checkpoints and syncs count); read workloads after an untimed warm-up scan, without open and close")
+            print("")
+            let bench = Bench(sizes: sizes, root: root, seed: seed)
+            let report = Report(engines: engines)
+            report.printTableHeader()
+            for workload in workloads {
+                var measurements: [Measurement] = []
+                for engine in engines { measurements += try bench.run(workload, on: engine) }
+                try report.add(measurements)
+            }
+            report.printSizes()
+            if let json { try writeTextFile(json, report.json()) }
+            print("")
+            print("total: \(fixed(watch.seconds, 1)) s")
+        } catch {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+    }
+
+    private func selectedWorkloads() throws -> [WorkloadID] {
+        guard let only else { return WorkloadID.allCases }
+        let names = only.split(separator: ",").map(String.init)
+        for name in names where WorkloadID(rawValue: name) == nil {
+            throw ValidationError("unknown workload '\(name)'; workloads: " + WorkloadID.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return WorkloadID.allCases.filter { names.contains($0.rawValue) }
+    }
+
+    private func selectedEngines() throws -> [EngineKind] {
+        guard let engines else { return EngineKind.allCases }
+        let names = engines.split(separator: ",").map(String.init)
+        for name in names where EngineKind(rawValue: name) == nil {
+            throw ValidationError("unknown engine '\(name)'; engines: " + EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return EngineKind.allCases.filter { names.contains($0.rawValue) }
+    }
+}

@@ -1,0 +1,76 @@
+import BoxwoodStore
+
+/// Boxwood through its public API: `ValueBox(path:options:)` with the run's durability and default checkpoint
+/// thresholds, one `begin`/`commit` per batch, `withValue` for reads (the engine's no-copy read) and `range` with a
+/// limit for scans.
+final class BoxwoodEngine: DatabaseEngine {
+    static let kind = EngineKind.boxwood
+    static let logFileName: String? = "wal"
+
+    let directory: String
+    let durability: Durability
+    private let box: ValueBox
+    /// One reusable key per length, so that the adapter adds no allocation per operation (keys are copied by the engine).
+    private var keys: [ValueBoxKey] = (0..<64).map { ValueBoxKey(length: $0) }
+    /// The exclusive upper bound of every scan: greater than every key the workloads write.
+    private let endKey = ValueBoxKey([UInt8](repeating: 0xFF, count: 16))
+
+    init(directory: String, durability: Durability) throws(BenchError) {
+        self.directory = directory
+        self.durability = durability
+        do {
+            box = try ValueBox(path: directory, options: ValueBoxOptions(durability: durability))
+        } catch {
+            throw .boxwood(error)
+        }
+    }
+
+    @inline(__always)
+    private func table(_ id: Int32) -> ValueBoxTable { ValueBoxTable(id: id, keyType: .binary) }
+
+    @inline(__always)
+    private func key(_ bytes: UnsafeRawBufferPointer) -> ValueBoxKey {
+        guard bytes.count < keys.count else { return ValueBoxKey(bytes: bytes) }
+        keys[bytes.count].setBytes(0, bytes)
+        return keys[bytes.count]
+    }
+
+    func close() throws(BenchError) {
+        do { try box.close() } catch { throw .boxwood(error) }
+    }
+
+    func beginBatch() throws(BenchError) {
+        do { try box.begin() } catch { throw .boxwood(error) }
+    }
+
+    func commitBatch() throws(BenchError) {
+        do { try box.commit() } catch { throw .boxwood(error) }
+    }
+
+    func put(_ table: Int32, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(BenchError) {
+        do { try box.set(self.table(table), key: self.key(key), bytes: value) } catch { throw .boxwood(error) }
+    }
+
+    func get<R>(_ table: Int32, key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) throws(BenchError) -> R? {
+        do { return try box.withValue(self.table(table), key: self.key(key), body) } catch { throw .boxwood(error) }
+    }
+
+    func remove(_ table: Int32, key: UnsafeRawBufferPointer) throws(BenchError) {
+        do { try box.remove(self.table(table), key: self.key(key)) } catch { throw .boxwood(error) }
+    }
+
+    func scan(_ table: Int32, after key: UnsafeRawBufferPointer, count: Int,
+              _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws(BenchError) -> Int {
+        var visited = 0
+        do {
+            try box.range(self.table(table), start: self.key(key), end: endKey, values: { key, value in
+                key.withUnsafeBytes { visit($0, value.bytes) }
+                visited += 1
+                return true
+            }, limit: count)
+        } catch {
+            throw .boxwood(error)
+        }
+        return visited
+    }
+}

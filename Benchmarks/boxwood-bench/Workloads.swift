@@ -1,0 +1,136 @@
+/// The workloads, in the order they run (later ones reuse the database `load-random` builds).
+enum WorkloadID: String, CaseIterable, Sendable {
+    case loadSorted = "load-sorted"
+    case loadRandom = "load-random"
+    case getRandom = "get-random"
+    case scan = "scan-100"
+    case randomSets = "txn-1000-set"
+    case randomRemoves = "txn-1000-remove"
+    case singleNormal = "single-normal"
+    case singleFull = "single-full"
+    case postbox = "postbox-txn"
+    case value100 = "value-100"
+    case value4K = "value-4k"
+    case value64K = "value-64k"
+    case reopen = "reopen-unclean"
+
+    /// One line for `--help` and the output header.
+    var summary: String {
+        switch self {
+        case .loadSorted: return "put every key in ascending key order into a fresh database, 10,000 puts per transaction"
+        case .loadRandom: return "the same in random order; the result is the database the next six workloads use"
+        case .getRandom: return "random point reads (1,000 per read transaction) after a warm-up scan"
+        case .scan: return "range scans of the 100 entries after random existing keys, 10 per read transaction (ops = scans)"
+        case .randomSets: return "overwrites of random existing keys, 1,000 per transaction"
+        case .randomRemoves: return "removes of distinct random keys, 1,000 per transaction"
+        case .singleNormal: return "one overwrite per transaction, durability normal"
+        case .singleFull: return "one overwrite per transaction, durability full"
+        case .postbox: return "a message arriving in a chat: read state get, history and tag index inserts, chat list move, read state put (ops = transactions)"
+        case .value100, .value4K, .value64K: return "\(valueLengthText) text values (compressible): puts in ~1 MiB transactions, then random gets"
+        case .reopen: return "open + first get after a process wrote to a fresh database and exited without closing (ops = opens)"
+        }
+    }
+
+    /// The value length of the value-size workloads.
+    var valueLength: Int {
+        switch self {
+        case .value4K: return 4 << 10
+        case .value64K: return 64 << 10
+        default: return 100
+        }
+    }
+
+    private var valueLengthText: String {
+        switch self {
+        case .value4K: return "4 KiB"
+        case .value64K: return "64 KiB"
+        default: return "100-byte"
+        }
+    }
+}
+
+/// How big a run is.
+enum Profile: String, Sendable {
+    /// The default: 1,000,000 keys.
+    case full
+    /// About 100,000 keys; the whole run takes under a minute.
+    case quick
+    /// A few thousand operations per workload, for CI.
+    case smoke
+
+    var defaultKeys: Int {
+        switch self {
+        case .full: return 1_000_000
+        case .quick: return 100_000
+        case .smoke: return 4_000
+        }
+    }
+}
+
+/// The amount of work in each workload, fixed by the profile and the number of keys.
+struct BenchSizes: Sendable {
+    let profile: Profile
+    let keys: Int
+    let valueLength = 100
+    let loadBatch = 10_000
+    let transactionBatch = 1_000
+    let readBatch = 1_000
+    let scanLength = 100
+    let gets: Int
+    let scans: Int
+    let sets: Int
+    let removes: Int
+    let singleNormal: Int
+    let singleFull: Int
+    let postboxTransactions: Int
+    let postboxPeers: Int
+    let postboxMessageLength = 150
+    let reopenPuts: Int
+    private let valueCounts: (small: Int, medium: Int, large: Int)
+
+    init(profile: Profile, keys: Int) {
+        self.profile = profile
+        self.keys = keys
+        gets = keys
+        scans = max(keys / 100, 20)
+        sets = min(keys, max(keys / 5, 1_000))
+        removes = max(keys / 10, 100)
+        reopenPuts = min(keys, 50_000)
+        switch profile {
+        case .full:
+            (singleNormal, singleFull, postboxTransactions, postboxPeers) = (20_000, 2_000, 20_000, 1_000)
+            valueCounts = (min(keys, 100_000), 20_000, 2_000)
+        case .quick:
+            (singleNormal, singleFull, postboxTransactions, postboxPeers) = (5_000, 300, 5_000, 500)
+            valueCounts = (min(keys, 20_000), 5_000, 400)
+        case .smoke:
+            (singleNormal, singleFull, postboxTransactions, postboxPeers) = (1_000, 50, 1_000, 100)
+            valueCounts = (1_000, 200, 30)
+        }
+    }
+
+    /// How many values a value-size workload puts (and then reads): at most one per key.
+    func valueCount(_ workload: WorkloadID) -> Int {
+        switch workload {
+        case .value4K: return min(keys, valueCounts.medium)
+        case .value64K: return min(keys, valueCounts.large)
+        default: return min(keys, valueCounts.small)
+        }
+    }
+
+    /// Puts per transaction in the value-size workloads: about 1 MiB of values, at most `loadBatch`.
+    func valueBatch(_ workload: WorkloadID) -> Int {
+        max(1, min(loadBatch, (1 << 20) / workload.valueLength))
+    }
+
+    /// One line per workload describing its size, for the output header.
+    var lines: [String] {
+        [
+            "keys: \(grouped(keys)) (8-byte big-endian, SplitMix64 permutation), values \(valueLength) B (incompressible) unless noted",
+            "load: \(grouped(keys)) puts, \(grouped(loadBatch)) per transaction; gets: \(grouped(gets)); scans: \(grouped(scans)) × \(scanLength)",
+            "sets: \(grouped(sets)), removes: \(grouped(removes)) (\(grouped(transactionBatch)) per transaction); single-op transactions: \(grouped(singleNormal)) normal, \(grouped(singleFull)) full",
+            "postbox: \(grouped(postboxTransactions)) transactions over \(grouped(postboxPeers)) chats, \(postboxMessageLength)-byte messages; reopen: \(grouped(reopenPuts)) puts before the unclean stop",
+            "values: \(grouped(valueCount(.value100))) × 100 B, \(grouped(valueCount(.value4K))) × 4 KiB, \(grouped(valueCount(.value64K))) × 64 KiB",
+        ]
+    }
+}
