@@ -139,9 +139,16 @@ enum BTree {
         // part would not fit (always one of the two fits because cells are at most a third of a page).
         let total = cells.reduce(0) { $0 + $1.1 + 2 }
         var s = 0
-        var left = 0
-        while s < cells.count, left + cells[s].1 + 2 <= total / 2 { left += cells[s].1 + 2; s += 1 }
-        if s == 0 { s = 1 }
+        if index == n && n >= 2 {
+            // Appending past the last cell (ascending keys: message ids, timestamps, a sorted load): the page
+            // keeps everything it holds and the new cell starts the right page, so sequential inserts leave
+            // full pages behind instead of half-full ones.
+            s = leaf ? n : n - 1
+        } else {
+            var left = 0
+            while s < cells.count, left + cells[s].1 + 2 <= total / 2 { left += cells[s].1 + 2; s += 1 }
+            if s == 0 { s = 1 }
+        }
         let rightFits = { (s: Int) -> Bool in
             let l = cells[0..<s].reduce(0) { $0 + $1.1 + 2 }
             let r = total - l - (leaf ? 0 : cells[s].1 + 2)
