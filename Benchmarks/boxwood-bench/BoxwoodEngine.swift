@@ -1,8 +1,8 @@
 import BoxwoodStore
 
 /// Boxwood through its public API: `ValueBox(path:options:)` with the run's durability and default checkpoint
-/// thresholds, one `begin`/`commit` per batch, `withValue` for reads (the engine's no-copy read) and `range` with a
-/// limit for scans.
+/// thresholds, one `begin`/`commit` per batch, `withValue` for reads and `withRange` with a limit for scans (the
+/// engine's no-copy reads).
 final class BoxwoodEngine: DatabaseEngine {
     static let kind = EngineKind.boxwood
     static let logFileName: String? = "wal"
@@ -63,11 +63,11 @@ final class BoxwoodEngine: DatabaseEngine {
               _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws(BenchError) -> Int {
         var visited = 0
         do {
-            try box.range(self.table(table), start: self.key(key), end: endKey, values: { key, value in
-                key.withUnsafeBytes { visit($0, value.bytes) }
+            try box.withRange(self.table(table), start: self.key(key), end: endKey, limit: count) { key, value in
+                visit(key, value)
                 visited += 1
                 return true
-            }, limit: count)
+            }
         } catch {
             throw .boxwood(error)
         }

@@ -72,7 +72,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: copy) }
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: dir + "/wal", toPath: copy + "/wal")
-        FileManager.default.createFile(atPath: copy + "/data", contents: Data())
+        _ = FileManager.default.createFile(atPath: copy + "/data", contents: Data())
         do {
             _ = try ValueBox(path: copy)
             Issue.record("opened a database whose data file was lost")

@@ -1052,3 +1052,39 @@ import Foundation
         try box.close()
     }
 }
+
+@Suite struct LentRangeTests {
+    /// `withRange` lends the same entries, in the same order, with the same bounds and limits as `range`:
+    /// both key types, both directions, inline, compressed and overflow values.
+    @Test func withRangeMatchesRange() throws {
+        try withTemporaryBox("lent") { box, _ in
+            var rng = SplitMix64(seed: 0x1E47)
+            let binary = ValueBoxTable(id: 1, keyType: .binary)
+            let integers = ValueBoxTable(id: 2, keyType: .int64)
+            try box.begin()
+            for i in 0..<600 {
+                let value: [UInt8] = i % 50 == 0 ? [UInt8](repeating: UInt8(i % 7), count: 9000)       // overflow, LZ4
+                    : i % 13 == 0 ? Array(String(repeating: "text \(i) ", count: 60).utf8) : rng.bytes(1 + rng.below(200))
+                try box.set(binary, key: bkey(rng.bytes(1 + rng.below(6))), value: mbuf(value))
+                try box.set(integers, key: ikey(Int64(rng.below(2000)) - 1000), value: mbuf(value))
+            }
+            try box.commit()
+            for trial in 0..<300 {
+                let table = trial % 2 == 0 ? binary : integers
+                let start = table.keyType == .int64 ? ikey(Int64(rng.below(2400)) - 1200) : bkey(rng.bytes(rng.below(4)))
+                let end = table.keyType == .int64 ? ikey(Int64(rng.below(2400)) - 1200) : bkey(rng.bytes(rng.below(4)))
+                let limit = rng.below(4) == 0 ? 0 : rng.below(40)
+                var copied: [([UInt8], [UInt8])] = []
+                try box.range(table, start: start, end: end, values: { k, v in copied.append((k.byteArray, v.makeArray())); return true }, limit: limit)
+                var lent: [([UInt8], [UInt8])] = []
+                try box.withRange(table, start: start, end: end, limit: limit) { k, v in lent.append((Array(k), Array(v))); return true }
+                #expect(lent.count == copied.count, "trial \(trial)")
+                #expect(zip(lent, copied).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }, "trial \(trial)")
+            }
+            // Stopping early.
+            var seen = 0
+            try box.withRange(binary, start: bkey([]), end: bkey([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]), limit: 0) { _, _ in seen += 1; return seen < 5 }
+            #expect(seen == 5)
+        }
+    }
+}

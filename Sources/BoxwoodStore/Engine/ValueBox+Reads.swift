@@ -59,6 +59,40 @@ extension ValueBox {
         }
     }
 
+    /// Like `range(_:start:end:values:limit:)`, but the key (public form) and value bytes are lent, not copied:
+    /// valid only during `body`. Nothing is allocated per entry unless a value is compressed or spans
+    /// overflow pages. `body` returns false to stop; it should not modify the value box (if it does, the
+    /// walk re-seeks after the last key it lent).
+    public func withRange(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey, limit: Int,
+                          _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) throws(BoxwoodError) {
+        try checkUsable()
+        guard let state = try existingTable(table), state.root != 0 else { return }
+        try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) in
+            try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) in
+                let order = compareKeys(s, sn, e, en)
+                if order == 0 { return }
+                var cursor = Cursor(pager: pager, root: state.root)
+                if order < 0 {
+                    if try cursor.seek(atOrAfter: s, sn) { try cursor.next() }
+                } else {
+                    try cursor.seek(before: s, sn)
+                }
+                let int64 = table.keyType == .int64
+                try iterate(&cursor, table: table, ascending: order < 0, end: (e, en), limit: limit, needValue: false,
+                            lendValue: true) { key, value, _ in
+                    if int64 && key.1 > 0 {
+                        // The internal form has the sign bit flipped; the buffer is the walk's own copy.
+                        let p = UnsafeMutableRawPointer(mutating: key.0)
+                        p.storeBytes(of: p.load(as: UInt8.self) ^ 0x80, as: UInt8.self)
+                        defer { p.storeBytes(of: p.load(as: UInt8.self) ^ 0x80, as: UInt8.self) }
+                        return body(UnsafeRawBufferPointer(start: key.0, count: key.1), value) ? .accept : .stop
+                    }
+                    return body(UnsafeRawBufferPointer(start: key.0, count: key.1), value) ? .accept : .stop
+                }
+            }
+        }
+    }
+
     /// Keys strictly between `start` and `end` (see `range(_:start:end:values:limit:)`).
     public func range(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey,
                       keys: (ValueBoxKey) -> Bool, limit: Int) throws(BoxwoodError) {
@@ -170,11 +204,20 @@ extension ValueBox {
         }
     }
 
-    /// Drives a cursor until the exclusive `end`, the limit or a `.stop`. If a callback modifies the value
-    /// box, the cursor re-seeks after the last key it returned.
+    /// `iterate` with copied values (`ReadBuffer`, which the callback may keep) or none.
     private func iterate(_ cursor: inout Cursor, table: ValueBoxTable, ascending: Bool,
                          end: (UnsafeRawPointer, Int)?, limit: Int, needValue: Bool,
                          _ visit: ((UnsafeRawPointer, Int), ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
+        try iterate(&cursor, table: table, ascending: ascending, end: end, limit: limit, needValue: needValue,
+                    lendValue: false) { key, _, copy in visit(key, copy) }
+    }
+
+    /// Drives a cursor until the exclusive `end`, the limit or a `.stop`, passing each key (a copy owned by
+    /// the walk) and, as asked, a copy of the value or its lent bytes. If a callback modifies the value box,
+    /// the cursor re-seeks after the last key it passed.
+    private func iterate(_ cursor: inout Cursor, table: ValueBoxTable, ascending: Bool,
+                         end: (UnsafeRawPointer, Int)?, limit: Int, needValue: Bool, lendValue: Bool,
+                         _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
         var accepted = 0
         let lastKey = UnsafeMutableRawPointer.allocate(byteCount: ValueBox.maxKeySize + 8, alignment: 8)
         defer { lastKey.deallocate() }
@@ -186,12 +229,20 @@ extension ValueBox {
                 if ascending ? c >= 0 : c <= 0 { return }
             }
             var value: ReadBuffer? = nil
-            if needValue {
+            var lent = UnsafeRawBufferPointer(start: nil, count: 0)
+            var bytes: ValueBytes? = nil
+            if needValue || lendValue {
                 let (page, off) = cursor.cell
-                value = try LeafValue.read(pager, page, off).makeReadBuffer()
+                let read = try LeafValue.read(pager, page, off)
+                if needValue { value = read.makeReadBuffer() } else {
+                    bytes = read
+                    lent = UnsafeRawBufferPointer(start: read.pointer, count: read.count)
+                }
             }
             lastKey.copyMemory(from: k, byteCount: n)
-            switch visit((UnsafeRawPointer(lastKey), n), value) {
+            let verdict = visit((UnsafeRawPointer(lastKey), n), lent, value)
+            bytes?.release()
+            switch verdict {
             case .stop: return
             case .accept:
                 accepted += 1
