@@ -65,31 +65,16 @@ extension ValueBox {
     /// walk re-seeks after the last key it lent).
     public func withRange(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey, limit: Int,
                           _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) throws(BoxwoodError) {
-        try checkUsable()
-        guard let state = try existingTable(table), state.root != 0 else { return }
-        try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) in
-            try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) in
-                let order = compareKeys(s, sn, e, en)
-                if order == 0 { return }
-                var cursor = Cursor(pager: pager, root: state.root)
-                if order < 0 {
-                    if try cursor.seek(atOrAfter: s, sn) { try cursor.next() }
-                } else {
-                    try cursor.seek(before: s, sn)
-                }
-                let int64 = table.keyType == .int64
-                try iterate(&cursor, table: table, ascending: order < 0, end: (e, en), limit: limit, needValue: false,
-                            lendValue: true) { key, value, _ in
-                    if int64 && key.1 > 0 {
-                        // The internal form has the sign bit flipped; the buffer is the walk's own copy.
-                        let p = UnsafeMutableRawPointer(mutating: key.0)
-                        p.storeBytes(of: p.load(as: UInt8.self) ^ 0x80, as: UInt8.self)
-                        defer { p.storeBytes(of: p.load(as: UInt8.self) ^ 0x80, as: UInt8.self) }
-                        return body(UnsafeRawBufferPointer(start: key.0, count: key.1), value) ? .accept : .stop
-                    }
-                    return body(UnsafeRawBufferPointer(start: key.0, count: key.1), value) ? .accept : .stop
-                }
+        let int64 = table.keyType == .int64
+        try rangeWalk(table, start: start, end: end, limit: limit, needValue: false, lendValue: true) { key, value, _ in
+            if int64 && key.1 > 0 {
+                // The internal form has the sign bit flipped; the buffer is the walk's own copy.
+                let p = UnsafeMutableRawPointer(mutating: key.0)
+                p.storeBytes(of: p.load(as: UInt8.self) ^ 0x80, as: UInt8.self)
+                defer { p.storeBytes(of: p.load(as: UInt8.self) ^ 0x80, as: UInt8.self) }
+                return body(UnsafeRawBufferPointer(start: key.0, count: key.1), value) ? .accept : .stop
             }
+            return body(UnsafeRawBufferPointer(start: key.0, count: key.1), value) ? .accept : .stop
         }
     }
 
@@ -185,6 +170,16 @@ extension ValueBox {
     /// Postbox's range rules over internal keys.
     private func walk(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey, limit: Int, needValue: Bool,
                       _ visit: (ValueBoxKey, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
+        try rangeWalk(table, start: start, end: end, limit: limit, needValue: needValue, lendValue: false) { key, _, value in
+            visit(publicKey(table.keyType, key.0, key.1), value)
+        }
+    }
+
+    /// Positions a cursor by Postbox's range rules (exclusive bounds, direction from their order) and
+    /// iterates to the exclusive end.
+    private func rangeWalk(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey, limit: Int,
+                           needValue: Bool, lendValue: Bool,
+                           _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
         try checkUsable()
         guard let state = try existingTable(table), state.root != 0 else { return }
         try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) in
@@ -197,9 +192,8 @@ extension ValueBox {
                 } else {
                     try cursor.seek(before: s, sn)
                 }
-                try iterate(&cursor, table: table, ascending: order < 0, end: (e, en), limit: limit, needValue: needValue) { key, value in
-                    visit(publicKey(table.keyType, key.0, key.1), value)
-                }
+                try iterate(&cursor, table: table, ascending: order < 0, end: (e, en), limit: limit,
+                            needValue: needValue, lendValue: lendValue, visit)
             }
         }
     }
