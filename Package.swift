@@ -50,7 +50,7 @@ let package = Package(
             ],
             path: "Benchmarks/boxwood-bench"
         ),
-        .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore"]),
+        .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child"]),
     ]

@@ -37,8 +37,8 @@ final class Bench {
         self.root = root
         self.seed = seed
         keys = KeySet(count: sizes.keys, seed: seed)
-        randomValues = ValuePool(.random, seed: mix64(seed ^ 0x5641_4C55_4553))
-        textValues = ValuePool(.text, seed: mix64(seed ^ 0x5445_5854))
+        randomValues = ValuePool(.random, seed: SplitMix64.mix(seed ^ 0x5641_4C55_4553))
+        textValues = ValuePool(.text, seed: SplitMix64.mix(seed ^ 0x5445_5854))
     }
 
     /// Runs one workload on one engine; empty when the workload does not apply to the engine.
@@ -75,7 +75,7 @@ final class Bench {
 
     /// The generator of a workload's choices: the same for every engine.
     func generator(for workload: WorkloadID) -> SplitMix64 {
-        SplitMix64(seed: mix64(seed ^ UInt64(WorkloadID.allCases.firstIndex(of: workload)! + 1) << 48))
+        SplitMix64(seed: SplitMix64.mix(seed ^ UInt64(WorkloadID.allCases.firstIndex(of: workload)! + 1) << 48))
     }
 
     // MARK: Loading
@@ -129,7 +129,7 @@ final class Bench {
         let keys = self.keys
         let table = try mainTable(E.self)
         var rng = generator(for: .getRandom)
-        let picks = (0..<sizes.gets).map { _ in Int32(rng.next(below: keys.count)) }
+        let picks = (0..<sizes.gets).map { _ in Int32(rng.below(keys.count)) }
         let expectedHits = picks.reduce(0) { $0 + (table.versions[Int($1)] != 0 ? 1 : 0) }
         let engine = try E(directory: table.directory, durability: .normal)
         try warmUp(engine, count: keys.count)
@@ -152,7 +152,7 @@ final class Bench {
         let table = try mainTable(E.self)
         var rng = generator(for: .scan)
         let length = sizes.scanLength
-        let starts = (0..<sizes.scans).map { _ in Int32(rng.next(below: keys.count)) }
+        let starts = (0..<sizes.scans).map { _ in Int32(rng.below(keys.count)) }
         let expectedEntries = starts.reduce(0) { $0 + expectedScan(table, after: Int($1), count: length).count }
         let engine = try E(directory: table.directory, durability: .normal)
         try warmUp(engine, count: keys.count)
@@ -203,7 +203,7 @@ final class Bench {
         // Distinct live keys: a partial Fisher-Yates shuffle of the live indices.
         var live = (0..<keys.count).filter { table.versions[$0] != 0 }
         let count = min(sizes.removes, live.count)
-        for n in 0..<count { live.swapAt(n, n + rng.next(below: live.count - n)) }
+        for n in 0..<count { live.swapAt(n, n + rng.below(live.count - n)) }
         let victims = live[0..<count].map { Int32($0) }
         for index in victims { table.versions[Int(index)] = 0 }
         let engine = try E(directory: table.directory, durability: .normal)
@@ -234,7 +234,7 @@ final class Bench {
     /// Random keys to overwrite with their next version; the model is updated.
     private func plannedOverwrites(_ table: MainTable, count: Int, _ rng: inout SplitMix64) -> [(index: Int32, version: UInt32)] {
         (0..<count).map { _ in
-            let index = rng.next(below: keys.count)
+            let index = rng.below(keys.count)
             table.versions[index] += 1
             return (Int32(index), table.versions[index])
         }
@@ -275,11 +275,11 @@ final class Bench {
         let bytes = diskUsage(directory)
 
         var rng = generator(for: workload)
-        let picks = (0..<count).map { _ in Int32(rng.next(below: count)) }
+        let picks = (0..<count).map { _ in Int32(rng.below(count)) }
         let reader = try E(directory: directory, durability: .normal)
         try reader.beginBatch()
         for _ in 0..<min(count, 100) {
-            let n = rng.next(below: count)
+            let n = rng.below(count)
             let expected = values.value(n, version: 1, length: length)
             guard try reader.get(mainTableID, key: keys.key(n), { bytesEqual($0, expected) }) == true else {
                 throw .verification(engine: E.kind, workload: workload.rawValue, detail: "value \(n) is missing or wrong")
@@ -315,10 +315,10 @@ final class Bench {
         func failure(_ detail: String) -> BenchError { .verification(engine: E.kind, workload: workload.rawValue, detail: detail) }
         let length = sizes.valueLength
         let engine = try E(directory: table.directory, durability: .normal)
-        var rng = SplitMix64(seed: mix64(seed ^ 0x5645_5249_4659))
+        var rng = SplitMix64(seed: SplitMix64.mix(seed ^ 0x5645_5249_4659))
         try engine.beginBatch()
         for _ in 0..<200 {
-            let index = rng.next(below: keys.count)
+            let index = rng.below(keys.count)
             let version = table.versions[index]
             let expected = randomValues.value(index, version: version, length: length)
             let matches = try engine.get(mainTableID, key: keys.key(index)) { bytesEqual($0, expected) }
@@ -328,7 +328,7 @@ final class Bench {
         }
         if checkScans {
             for _ in 0..<5 {
-                let start = rng.next(below: keys.count)
+                let start = rng.below(keys.count)
                 let expected = expectedScan(table, after: start, count: 50)
                 var position = 0
                 var matches = true

@@ -1,32 +1,9 @@
+import BoxwoodStore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// SplitMix64 (Steele, Lea and Flood): the seeded generator behind every choice the harness makes.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        return mix64(state)
-    }
-
-    /// An integer in `0..<bound`.
-    mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
-
-/// SplitMix64's output function. It is a bijection of the 64-bit integers, so distinct inputs give distinct outputs.
-@inline(__always)
-func mix64(_ value: UInt64) -> UInt64 {
-    var z = value
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-}
 
 /// Byte-wise equality of two buffers.
 @inline(__always)
@@ -103,7 +80,7 @@ final class ValuePool {
     /// The value of `index` at `version`, `length` bytes long (at most `maxLength`).
     @inline(__always)
     func value(_ index: Int, version: UInt32, length: Int) -> UnsafeRawBufferPointer {
-        let offset = Int(mix64(UInt64(index) << 32 | UInt64(version)) % UInt64(ValuePool.poolBytes))
+        let offset = Int(SplitMix64.mix(UInt64(index) << 32 | UInt64(version)) % UInt64(ValuePool.poolBytes))
         return UnsafeRawBufferPointer(start: bytes + offset, count: length)
     }
 
@@ -126,15 +103,15 @@ final class ValuePool {
         }
         while offset < total {
             let startsSentence = sentenceLeft == 0
-            if startsSentence { sentenceLeft = 4 + rng.next(below: 12) }
-            let word = words[rng.next(below: words.count)]
+            if startsSentence { sentenceLeft = 4 + rng.below(12) }
+            let word = words[rng.below(words.count)]
             for (i, byte) in word.enumerated() {
                 put(startsSentence && i == 0 && byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)
             }
             sentenceLeft -= 1
             if sentenceLeft == 0 {
-                put([UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "?")][rng.next(below: 3)])
-            } else if rng.next(below: 10) == 0 {
+                put([UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "?")][rng.below(3)])
+            } else if rng.below(10) == 0 {
                 put(UInt8(ascii: ","))
             }
             put(UInt8(ascii: " "))

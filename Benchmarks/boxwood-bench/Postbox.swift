@@ -43,10 +43,10 @@ extension Bench {
         var plan: [ArrivingMessage] = []
         plan.reserveCapacity(sizes.postboxTransactions)
         for n in 0..<sizes.postboxTransactions {
-            let peer = rng.next(below: peerIds.count)
+            let peer = rng.below(peerIds.count)
             let timestamp = Bench.baseTimestamp + UInt32(n)
             lastId[peer] += 1
-            plan.append(ArrivingMessage(peer: peer, timestamp: timestamp, id: lastId[peer], tag: 1 << UInt32(rng.next(below: 8)),
+            plan.append(ArrivingMessage(peer: peer, timestamp: timestamp, id: lastId[peer], tag: 1 << UInt32(rng.below(8)),
                                         previousTimestamp: lastTimestamp[peer]))
             lastTimestamp[peer] = timestamp
         }
@@ -83,7 +83,7 @@ extension Bench {
         let reader = try E(directory: directory, durability: .normal)
         try reader.beginBatch()
         for _ in 0..<min(plan.count, 200) {
-            let n = rng.next(below: plan.count)
+            let n = rng.below(plan.count)
             keyBuffer.set(plan[n], peerId: peerIds[plan[n].peer])
             let expected = textValues.value(n, version: 1, length: messageLength)
             guard try reader.get(PostboxTable.history, key: keyBuffer.history, { bytesEqual($0, expected) }) == true else {

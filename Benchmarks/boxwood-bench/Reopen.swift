@@ -53,7 +53,7 @@ extension Bench {
         guard found == true else { throw failure("the last key written is missing or wrong") }
         var rng = generator(for: .reopen)
         for _ in 0..<min(count, 200) {
-            let n = rng.next(below: count)
+            let n = rng.below(count)
             let expected = values.value(n, version: 1, length: length)
             guard try engine.get(mainTableID, key: keys.key(n), { bytesEqual($0, expected) }) == true else {
                 throw failure("key #\(n) is missing or wrong")

@@ -21,17 +21,9 @@ public struct CrashWorkload {
 
     public init(seed: UInt64) { self.seed = seed }
 
-    /// SplitMix64's output function.
-    public static func mix(_ x: UInt64) -> UInt64 {
-        var z = x &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
     /// A hash of the seed and `parts`.
     public func hash(_ parts: UInt64...) -> UInt64 {
-        parts.reduce(CrashWorkload.mix(seed)) { CrashWorkload.mix($0 ^ $1) }
+        parts.reduce(SplitMix64.mix(seed)) { SplitMix64.mix($0 ^ $1) }
     }
 
     /// `value` as 8 big-endian bytes.
@@ -62,23 +54,15 @@ public struct CrashWorkload {
     /// The value of insert `i` of transaction `n`: mostly 20–200 random bytes, sometimes about 3 KB of
     /// text (LZ4-compressed), rarely about 20 KB of random bytes (overflow pages).
     public func value(_ table: ValueBoxTable, _ n: UInt64, _ i: UInt64) -> [UInt8] {
-        var state = hash(3, UInt64(table.id), n, i)
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            return CrashWorkload.mix(state)
-        }
-        let kind = next() % 100
+        var rng = SplitMix64(seed: hash(3, UInt64(table.id), n, i))
+        let kind = rng.next() % 100
         let text = kind >= 85 && kind < 98
-        let length = Int(kind < 85 ? 20 + next() % 181 : text ? 2_900 + next() % 300 : 20_000 + next() % 1_000)
+        let length: Int
+        if kind < 85 { length = 20 + rng.below(181) } else if text { length = 2_900 + rng.below(300) } else { length = 20_000 + rng.below(1_000) }
+        guard text else { return rng.bytes(length) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(length + 16)
-        while bytes.count < length {
-            if text {
-                bytes += CrashWorkload.words[Int(next() % UInt64(CrashWorkload.words.count))]
-            } else {
-                bytes += CrashWorkload.bigEndian(next())
-            }
-        }
+        while bytes.count < length { bytes += CrashWorkload.words[rng.below(CrashWorkload.words.count)] }
         return Array(bytes.prefix(length))
     }
 

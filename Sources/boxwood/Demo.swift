@@ -77,7 +77,7 @@ struct Demo: ParsableCommand {
                 try box.begin()
                 let end = min(i + Demo.batch, keys)
                 while i < end {
-                    rng.fill(&value)
+                    value.withUnsafeMutableBytes { rng.fill($0) }
                     try box.set(table, key: allKeys[i], array: value)
                     i += 1
                 }
@@ -107,7 +107,7 @@ struct Demo: ParsableCommand {
                 try box.begin()
                 let end = min(i + Demo.batch, updates)
                 while i < end {
-                    rng.fill(&value)
+                    value.withUnsafeMutableBytes { rng.fill($0) }
                     let k = allKeys[Int(rng.next() % UInt64(keys))]
                     try box.set(table, key: k, array: value)
                     i += 1
@@ -194,35 +194,6 @@ struct Demo: ParsableCommand {
 }
 
 // MARK: Helpers
-
-/// A small deterministic PRNG (SplitMix64) so that `--seed` reproduces a run.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Fills `bytes` with random bytes.
-    mutating func fill(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { raw in
-            var i = 0
-            while i + 8 <= raw.count {
-                raw.storeBytes(of: next(), toByteOffset: i, as: UInt64.self)
-                i += 8
-            }
-            if i < raw.count {
-                var r = next()
-                while i < raw.count { raw[i] = UInt8(truncatingIfNeeded: r); r >>= 8; i += 1 }
-            }
-        }
-    }
-}
 
 /// Monotonic time in seconds.
 enum Clock {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BoxwoodCrashWorkload
 @testable import BoxwoodStore
 
 // Bit rot and stray writes: random bit flips and random sector overwrites in the data file and the WAL of
@@ -19,15 +20,15 @@ import Testing
         let corruptions = environmentCount("BOXWOOD_CORRUPTIONS", default: 1000)
         print("CorruptionTests seed: \(seed) (\(corruptions) corruptions; replay with BOXWOOD_SEED=\(seed))")
         var rng = SplitMix64(seed: seed)
-        let workload = TaggedWorkload(seed: seed)
+        let workload = CrashWorkload(seed: seed)
 
         // A database with history, left as a killed process leaves it (the WAL holds the latest commits).
         let origin = SimulatedDisk(seed: rng.next())
         let box = try ValueBox(path: Self.path, options: crashTestOptions(.full), fileSystem: origin)
-        var acknowledged = 0
+        var acknowledged: UInt64 = 0
         while acknowledged < 260 || box.wal!.size < 4096 {
             acknowledged += 1
-            try workload.run(acknowledged, on: box)
+            try workload.run(acknowledged, in: box)
         }
         let dataSize = origin.contents(of: Self.path + "/data")!.count
         let walSize = origin.contents(of: Self.path + "/wal")!.count
@@ -63,7 +64,7 @@ import Testing
                 continue
             }
             do {
-                let m = try TaggedWorkload.lastApplied(opened)
+                let m = try (workload.lastApplied(opened) ?? .max)
                 if m != acknowledged {
                     Issue.record("\(context): opened at transaction \(m) of \(acknowledged) acknowledged — lost or invented data")
                     continue

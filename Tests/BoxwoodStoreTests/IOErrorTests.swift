@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BoxwoodCrashWorkload
 @testable import BoxwoodStore
 
 // Injected ENOSPC / EIO on writes, truncations and fsyncs at random points of commits, checkpoints, WAL
@@ -20,7 +21,7 @@ import Testing
         let trials = environmentCount("BOXWOOD_IO_ERROR_TRIALS", default: 100)
         print("IOErrorTests seed: \(seed) (\(durability), \(trials) trials; replay with BOXWOOD_SEED=\(seed))")
         var rng = SplitMix64(seed: seed)
-        let workload = TaggedWorkload(seed: seed)
+        let workload = CrashWorkload(seed: seed)
         let options = crashTestOptions(durability)
         var failedCommits = 0, checkpointErrors = 0, injected = 0
 
@@ -28,16 +29,16 @@ import Testing
             let context = "seed \(seed), \(durability), trial \(trial)"
             var disk = SimulatedDisk(seed: rng.next())
             let box = try ValueBox(path: Self.path, options: options, fileSystem: disk)
-            var acknowledged = 0
-            let warmUp = rng.below(30)
+            var acknowledged: UInt64 = 0
+            let warmUp = UInt64(rng.below(30))
             let target = warmUp + 25
-            var n = 1
+            var n: UInt64 = 1
             var faultsLeft = 1 + rng.below(3)
             var attempts = 0
             var checkpointFailing = false
             while n <= target {
                 attempts += 1
-                if attempts > 10 * target {
+                if attempts > 10 * Int(target) {
                     Issue.record("\(context): no progress after \(attempts) attempts")
                     return
                 }
@@ -46,7 +47,7 @@ import Testing
                     disk.scheduleFailure(afterOperations: 1 + rng.below(12), errno: rng.chance(0.5) ? ENOSPC : EIO)
                 }
                 do {
-                    try workload.run(n, on: box)
+                    try workload.run(n, in: box)
                     acknowledged = n
                     n += 1
                     if box.lastCheckpointError != nil && !checkpointFailing { checkpointErrors += 1 }
@@ -63,14 +64,14 @@ import Testing
                 // After every call, successful or not, the box shows exactly the acknowledged commits
                 // (a failed one cannot leak in, a recovery cannot lose one).
                 do {
-                    let m = try TaggedWorkload.lastApplied(box)
+                    let m = try (workload.lastApplied(box) ?? .max)
                     if m != acknowledged {
                         Issue.record("\(context): the box shows transaction \(m), acknowledged \(acknowledged)")
                         return
                     }
                 } catch {
                     // The read itself may hit the recovery of an earlier failure and fail on an injected error.
-                    guard case .io? = error as? BoxwoodError else { Issue.record("\(context): read failed: \(error)"); return }
+                    guard case .io = error else { Issue.record("\(context): read failed: \(error)"); return }
                 }
             }
             #expect(try workload.difference(box, after: acknowledged) == nil, "\(context): the live box")
@@ -88,7 +89,7 @@ import Testing
             }
             injected += disk.statistics.failuresInjected
             let reopened = try ValueBox(path: Self.path, options: options, fileSystem: disk)
-            #expect(try TaggedWorkload.lastApplied(reopened) == acknowledged, "\(context): after reopening")
+            #expect(try (workload.lastApplied(reopened) ?? .max) == acknowledged, "\(context): after reopening")
             #expect(try workload.difference(reopened, after: acknowledged) == nil, "\(context): after reopening")
             #expect(try reopened.check().problems == [], "\(context)")
             try reopened.close()

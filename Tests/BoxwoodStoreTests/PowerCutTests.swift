@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BoxwoodCrashWorkload
 @testable import BoxwoodStore
 
 // Power-cut simulation: the engine runs on a `SimulatedDisk`; the power goes off at a random mutating
@@ -10,26 +11,6 @@ import Testing
 //     BOXWOOD_SEED=<seed> swift test --filter PowerCutTests        replays a run
 //     BOXWOOD_POWER_CUTS=100000 swift test --filter PowerCutTests  long run (cuts per durability mode)
 
-/// The seed of a randomized crash test: BOXWOOD_SEED, or a fresh random one.
-func crashTestSeed() -> UInt64 {
-    if let s = ProcessInfo.processInfo.environment["BOXWOOD_SEED"], let v = UInt64(s) { return v }
-    return UInt64.random(in: 0...UInt64.max)
-}
-
-/// An integer from the environment, or `fallback`.
-func environmentCount(_ name: String, default fallback: Int) -> Int {
-    if let s = ProcessInfo.processInfo.environment[name], let v = Int(s), v > 0 { return v }
-    return fallback
-}
-
-/// Options that make checkpoints (and WAL resets) happen every few dozen commits.
-func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
-    var options = ValueBoxOptions(durability: durability)
-    options.checkpointWALBytes = 24 << 10
-    options.checkpointMemoryBytes = 512 << 10
-    return options
-}
-
 @Suite struct PowerCutTests {
     static let path = "/db"
 
@@ -39,11 +20,11 @@ func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
         let cuts = environmentCount("BOXWOOD_POWER_CUTS", default: 500)
         print("PowerCutTests seed: \(seed) (\(durability), \(cuts) cuts; replay with BOXWOOD_SEED=\(seed))")
         var rng = SplitMix64(seed: seed)
-        let workload = TaggedWorkload(seed: seed)
+        let workload = CrashWorkload(seed: seed)
         let options = crashTestOptions(durability)
         var disk = SimulatedDisk(seed: rng.next())
-        var applied = 0        // the state verified after the last reboot
-        var durableFloor = 0   // commits that a completed checkpoint (or a full-mode commit) made durable
+        var applied: UInt64 = 0        // the state verified after the last reboot
+        var durableFloor: UInt64 = 0   // commits that a completed checkpoint (or a full-mode commit) made durable
         var creations = 0, inCheckpoint = 0, longestRun = 0
         var totals = SimulatedDisk.Statistics()
         let started = Date()
@@ -66,9 +47,9 @@ func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
                 var n = applied + 1
                 while true {
                     checkpointing = box.wal!.size + 8192 >= options.checkpointWALBytes
-                    try workload.run(n, on: box)
+                    try workload.run(n, in: box)
                     acknowledged = n
-                    if durability == .full { durableFloor = n } else { durableFloor = max(durableFloor, Int(box.meta.lastSequence)) }
+                    if durability == .full { durableFloor = n } else { durableFloor = max(durableFloor, box.meta.lastSequence) }
                     n += 1
                 }
             } catch {
@@ -78,12 +59,12 @@ func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
                 }
             }
             if checkpointing { inCheckpoint += 1 }
-            longestRun = max(longestRun, acknowledged - applied)
+            longestRun = max(longestRun, Int(acknowledged - applied))
             disk = disk.reboot()
 
             do {
                 let box = try ValueBox(path: Self.path, options: options, fileSystem: disk)
-                let m = try TaggedWorkload.lastApplied(box)
+                let m = try (workload.lastApplied(box) ?? .max)
                 if m < durableFloor || m > acknowledged + 1 {
                     Issue.record("\(context): reopened at transaction \(m); acknowledged \(acknowledged), durable floor \(durableFloor) (\(durability) may lose \(durability == .full ? "nothing" : "only commits after the last checkpoint"))")
                     return
@@ -115,7 +96,7 @@ func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
     /// entries synced as well as their bytes.
     @Test func everyCutPointDuringCreation() throws {
         let seed = crashTestSeed()
-        let workload = TaggedWorkload(seed: seed)
+        let workload = CrashWorkload(seed: seed)
         let options = crashTestOptions(.full)
         var point = 1
         var scenarioFinished = false
@@ -123,11 +104,11 @@ func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
             for fate in 0..<4 {
                 let disk = SimulatedDisk(seed: seed &+ UInt64(point * 4 + fate))
                 disk.schedulePowerCut(afterOperations: point)
-                var acknowledged = 0
+                var acknowledged: UInt64 = 0
                 do {
                     let box = try ValueBox(path: Self.path, options: options, fileSystem: disk)
-                    for n in 1...3 {
-                        try workload.run(n, on: box)
+                    for n: UInt64 in 1...3 {
+                        try workload.run(n, in: box)
                         acknowledged = n
                     }
                     try box.close()
@@ -137,7 +118,7 @@ func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
                 if !disk.isPoweredOff { scenarioFinished = true; break } // past the end: every point was tried
                 let context = "seed \(seed), cut point \(point), fate \(fate)"
                 let box = try ValueBox(path: Self.path, options: options, fileSystem: disk.reboot())
-                let m = try TaggedWorkload.lastApplied(box)
+                let m = try (workload.lastApplied(box) ?? .max)
                 #expect(m >= acknowledged && m <= acknowledged + 1, "\(context): reopened at \(m), acknowledged \(acknowledged)")
                 #expect(try workload.difference(box, after: m) == nil, "\(context)")
                 #expect(try box.check().problems == [], "\(context)")

@@ -1,38 +1,6 @@
 import Foundation
 @testable import BoxwoodStore
 
-/// SplitMix64: a tiny deterministic PRNG, so that a printed seed replays a run exactly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..<n` (n > 0).
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-    /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
-
-    mutating func bytes(_ n: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: n)
-        var i = 0
-        while i < n {
-            var w = next()
-            var j = 0
-            while j < 8 && i < n { out[i] = UInt8(truncatingIfNeeded: w); w >>= 8; i += 1; j += 1 }
-        }
-        return out
-    }
-}
-
 /// A fresh, not yet existing path under the temporary directory.
 func temporaryDatabasePath(_ tag: String) -> String {
     NSTemporaryDirectory() + "bw-\(tag)-\(UUID().uuidString)"
@@ -147,4 +115,26 @@ func withTemporaryBox(_ tag: String, options: ValueBoxOptions = ValueBoxOptions(
     let box = try ValueBox(path: path, options: options)
     try body(box, path)
     try box.close()
+}
+
+// MARK: Crash tests
+
+/// The seed of a randomized crash test: BOXWOOD_SEED, or a fresh random one.
+func crashTestSeed() -> UInt64 {
+    if let s = ProcessInfo.processInfo.environment["BOXWOOD_SEED"], let v = UInt64(s) { return v }
+    return UInt64.random(in: 0...UInt64.max)
+}
+
+/// An integer from the environment, or `fallback`.
+func environmentCount(_ name: String, default fallback: Int) -> Int {
+    if let s = ProcessInfo.processInfo.environment[name], let v = Int(s), v > 0 { return v }
+    return fallback
+}
+
+/// Options that make checkpoints (and WAL resets) happen every few dozen commits.
+func crashTestOptions(_ durability: Durability) -> ValueBoxOptions {
+    var options = ValueBoxOptions(durability: durability)
+    options.checkpointWALBytes = 24 << 10
+    options.checkpointMemoryBytes = 512 << 10
+    return options
 }

@@ -78,7 +78,7 @@ extension ValueBox {
         defer { walFile.close() }
         let walSize = try walFile.size()
         if walSize > UInt64(WriteAheadLog.headerSize) { return "the WAL holds \(walSize) bytes of commits" }
-        if try WriteAheadLog(file: walFile).readHeaderSalt() != nil { return "the WAL beside it was initialized" }
+        if case .valid = try WriteAheadLog(file: walFile).readHeader() { return "the WAL beside it was initialized" }
         return nil
     }
 
@@ -216,7 +216,9 @@ extension ValueBox {
 
     /// Replays the WAL records committed after the meta, truncating a torn tail.
     private func recover(_ log: WriteAheadLog, otherMeta: MetaPage.DecodeResult) throws(BoxwoodError) {
-        let headerSalt = try log.readHeaderSalt()
+        let header = try log.readHeader()
+        var headerSalt: UInt64? = nil
+        if case let .valid(salt) = header { headerSalt = salt }
         var previousSalt: UInt64? = nil
         if case let .valid(previous) = otherMeta, previous.generation + 1 == meta.generation { previousSalt = previous.walSalt }
         if let headerSalt, headerSalt != meta.walSalt, headerSalt != previousSalt {
@@ -231,16 +233,13 @@ extension ValueBox {
             throw .corrupted(file: dataFile.path, page: slot,
                              reason: "the WAL was reset by a checkpoint newer than the readable meta page (generation \(meta.generation)): meta page \(slot) is damaged, or the WAL belongs to another database")
         }
-        if headerSalt == nil {
+        if headerSalt == nil, try log.file.size() > UInt64(WriteAheadLog.headerSize) {
             // The header is written (and, unless in `.off` mode, synced) before any record is appended, so a
-            // log with bytes past a header that does not validate has been damaged.
-            let size = try log.file.size()
-            if size > UInt64(WriteAheadLog.headerSize), let version = try log.foreignHeaderVersion() {
+            // log with bytes past a header that does not validate holds another version's records or damage.
+            if case let .otherVersion(version) = header {
                 throw .unsupportedFormatVersion(path: log.file.path, found: version, supported: WriteAheadLog.version)
             }
-            if size > UInt64(WriteAheadLog.headerSize) {
-                throw .checksumMismatch(file: log.file.path, page: nil, offset: 0)
-            }
+            throw .checksumMismatch(file: log.file.path, page: nil, offset: 0)
         }
         if headerSalt != meta.walSalt {
             // A new, torn or stale log (crash after the meta flip, before the log reset): nothing in it is

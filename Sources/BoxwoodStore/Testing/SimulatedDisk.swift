@@ -58,7 +58,7 @@ public final class SimulatedDisk: StorageFileSystem {
         }
     }
 
-    private var rng: UInt64
+    private var rng: SplitMix64
     private var entries: [String: Entry] = ["/": .directory]
     private var durableEntries: [String: Entry] = ["/": .directory]
     private var pendingDirectoryChanges: [(directory: String, apply: (inout [String: Entry]) -> Void)] = []
@@ -76,7 +76,7 @@ public final class SimulatedDisk: StorageFileSystem {
     /// A disk holding only the root directory. `fileCapacity` bounds each file (address space is reserved,
     /// not memory).
     public init(seed: UInt64, fileCapacity: Int = 1 << 30) {
-        rng = seed
+        rng = SplitMix64(seed: seed)
         self.fileCapacity = fileCapacity
     }
 
@@ -96,9 +96,9 @@ public final class SimulatedDisk: StorageFileSystem {
     /// it fail), so an abandoned ``ValueBox`` cannot touch the rebooted one.
     public func reboot() -> SimulatedDisk {
         isPoweredOff = true
-        let next = SimulatedDisk(seed: nextRandom(), fileCapacity: fileCapacity)
+        let next = SimulatedDisk(seed: rng.next(), fileCapacity: fileCapacity)
         // Directory changes are journaled in order: a prefix survives.
-        let kept = pendingDirectoryChanges.isEmpty ? 0 : below(pendingDirectoryChanges.count + 1)
+        let kept = pendingDirectoryChanges.isEmpty ? 0 : rng.below(pendingDirectoryChanges.count + 1)
         for change in pendingDirectoryChanges.prefix(kept) { change.apply(&durableEntries) }
         statistics.directoryChangesDropped += pendingDirectoryChanges.count - kept
         pendingDirectoryChanges = []
@@ -126,7 +126,7 @@ public final class SimulatedDisk: StorageFileSystem {
     /// The disk as a killed process leaves it (the kernel survives, so the page cache does): a copy in which
     /// everything written so far is durable. This disk is unaffected.
     public func afterProcessKill() -> SimulatedDisk {
-        let next = SimulatedDisk(seed: nextRandom(), fileCapacity: fileCapacity)
+        let next = SimulatedDisk(seed: rng.next(), fileCapacity: fileCapacity)
         var copies: [ObjectIdentifier: SimulatedNode] = [:]
         for (path, entry) in entries {
             switch entry {
@@ -261,8 +261,8 @@ public final class SimulatedDisk: StorageFileSystem {
 
     /// How many bytes of a failed write reach the cache: none, or a sector-aligned prefix.
     func failedWritePrefix(offset: Int, count: Int) -> Int {
-        guard chance(0.5) else { return 0 }
-        let sectorEnd = (offset / 512 + 1 + below(max(1, count / 512 + 1))) * 512
+        guard rng.chance(0.5) else { return 0 }
+        let sectorEnd = (offset / 512 + 1 + rng.below(max(1, count / 512 + 1))) * 512
         return max(0, min(count, sectorEnd - offset))
     }
 
@@ -271,28 +271,29 @@ public final class SimulatedDisk: StorageFileSystem {
         let changes = node.pending
         node.pending = []
         if changes.isEmpty { return }
-        let mode = below(10)
+        let mode = rng.below(10)
+        let writes = changes.reduce(0) { if case .write = $1 { return $0 + 1 } else { return $0 } }
         if mode < 2 { // nothing reached the disk
-            statistics.writesDropped += changes.reduce(0) { if case .write = $1 { return $0 + 1 } else { return $0 } }
+            statistics.writesDropped += writes
             return
         }
         if mode < 4 { // everything did
             for change in changes { SimulatedNode.apply(change, to: &node.durable) }
-            statistics.writesKept += changes.count
+            statistics.writesKept += writes
             return
         }
         // An arbitrary subset, torn at sectors, reordered between truncations.
         var segment: [SimulatedNode.PendingChange] = []
         func flushSegment() {
-            shuffle(&segment)
+            segment.shuffle(using: &rng)
             for change in segment { SimulatedNode.apply(change, to: &node.durable) }
             segment = []
         }
         for change in changes {
             switch change {
             case let .write(offset, bytes):
-                if !chance(0.6) { statistics.writesDropped += 1; continue }
-                if bytes.count > 512 || offset % 512 + bytes.count > 512, chance(0.35) {
+                if !rng.chance(0.6) { statistics.writesDropped += 1; continue }
+                if bytes.count > 512 || offset % 512 + bytes.count > 512, rng.chance(0.35) {
                     statistics.writesTorn += 1
                     segment.append(contentsOf: tear(offset: offset, bytes: bytes, into: node))
                 } else {
@@ -303,7 +304,7 @@ public final class SimulatedDisk: StorageFileSystem {
                 segment.append(change)
             case .truncate:
                 flushSegment()
-                if chance(0.5) { SimulatedNode.apply(change, to: &node.durable) } else { statistics.truncationsDropped += 1 }
+                if rng.chance(0.5) { SimulatedNode.apply(change, to: &node.durable) } else { statistics.truncationsDropped += 1 }
             }
         }
         flushSegment()
@@ -316,30 +317,11 @@ public final class SimulatedDisk: StorageFileSystem {
         var start = 0
         while start < bytes.count {
             let end = min(bytes.count, (offset + start) / 512 * 512 + 512 - offset)
-            if chance(0.5) { pieces.append(.write(offset: offset + start, bytes: Array(bytes[start..<end]))) }
+            if rng.chance(0.5) { pieces.append(.write(offset: offset + start, bytes: Array(bytes[start..<end]))) }
             start = end
         }
-        if chance(0.5) { pieces.append(.grow(size: offset + bytes.count)) }
+        if rng.chance(0.5) { pieces.append(.grow(size: offset + bytes.count)) }
         return pieces
-    }
-
-    // MARK: Randomness (SplitMix64)
-
-    private func nextRandom() -> UInt64 {
-        rng &+= 0x9E37_79B9_7F4A_7C15
-        var z = rng
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private func below(_ n: Int) -> Int { Int(nextRandom() % UInt64(n)) }
-
-    private func chance(_ p: Double) -> Bool { Double(nextRandom() >> 11) / Double(1 << 53) < p }
-
-    private func shuffle<T>(_ items: inout [T]) {
-        guard items.count > 1 else { return }
-        for i in stride(from: items.count - 1, to: 0, by: -1) { items.swapAt(i, below(i + 1)) }
     }
 
     // MARK: Paths

@@ -8,7 +8,7 @@ enum RecordWhitening {
     /// The keystream key of the record at `offset` in a log with `salt`.
     @inline(__always)
     static func key(salt: UInt64, offset: UInt64) -> UInt64 {
-        mix(salt ^ (offset &* 0xD6E8_FEB8_6659_FD93))
+        SplitMix64.mix(salt ^ (offset &* 0xD6E8_FEB8_6659_FD93))
     }
 
     /// XORs `count` bytes at `p` with the keystream of `key`, starting `start` bytes into the stream
@@ -35,16 +35,7 @@ enum RecordWhitening {
 
     @inline(__always)
     private static func stream(_ key: UInt64, _ word: UInt64) -> UInt64 {
-        mix(key &+ word &* 0x9E37_79B9_7F4A_7C15)
-    }
-
-    /// The SplitMix64 finalizer.
-    @inline(__always)
-    private static func mix(_ x: UInt64) -> UInt64 {
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        SplitMix64.mix(key &+ word &* SplitMix64.gamma)
     }
 }
 

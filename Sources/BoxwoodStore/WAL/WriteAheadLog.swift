@@ -89,26 +89,26 @@ final class WriteAheadLog {
     /// Bytes in the log, header included.
     var size: UInt64 { endOffset }
 
-    /// The version of a header that is intact (magic and checksum) but not this build's; nil otherwise.
-    func foreignHeaderVersion() throws(BoxwoodError) -> UInt32? {
-        let p = UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.headerSize, alignment: 8)
-        defer { p.deallocate() }
-        guard try file.read(into: p, count: WriteAheadLog.headerSize, offset: 0) == WriteAheadLog.headerSize else { return nil }
-        for (i, b) in WriteAheadLog.magic.enumerated() where p.load(fromByteOffset: i, as: UInt8.self) != b { return nil }
-        guard load64(p, 24) == XXH64.hash(p, 24), load32(p, 8) != WriteAheadLog.version else { return nil }
-        return load32(p, 8)
+    /// What the file's header says.
+    enum Header: Equatable {
+        /// A valid header of this version, with its salt.
+        case valid(salt: UInt64)
+        /// An intact header (magic and checksum) of another version.
+        case otherVersion(UInt32)
+        /// Too short, or not a valid header.
+        case invalid
     }
 
-    /// Reads the header; returns its salt, or nil when the file is too short or the header is not valid.
-    func readHeaderSalt() throws(BoxwoodError) -> UInt64? {
+    /// Reads and validates the header.
+    func readHeader() throws(BoxwoodError) -> Header {
         let p = UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.headerSize, alignment: 8)
         defer { p.deallocate() }
-        let n = try file.read(into: p, count: WriteAheadLog.headerSize, offset: 0)
-        guard n == WriteAheadLog.headerSize else { return nil }
-        for (i, b) in WriteAheadLog.magic.enumerated() where p.load(fromByteOffset: i, as: UInt8.self) != b { return nil }
-        guard load32(p, 8) == WriteAheadLog.version, load32(p, 12) == UInt32(PageLayout.pageSize),
-              load64(p, 24) == XXH64.hash(p, 24) else { return nil }
-        return load64(p, 16)
+        guard try file.read(into: p, count: WriteAheadLog.headerSize, offset: 0) == WriteAheadLog.headerSize else { return .invalid }
+        for (i, b) in WriteAheadLog.magic.enumerated() where p.load(fromByteOffset: i, as: UInt8.self) != b { return .invalid }
+        guard load64(p, 24) == XXH64.hash(p, 24) else { return .invalid }
+        guard load32(p, 8) == WriteAheadLog.version else { return .otherVersion(load32(p, 8)) }
+        guard load32(p, 12) == UInt32(PageLayout.pageSize) else { return .invalid }
+        return .valid(salt: load64(p, 16))
     }
 
     /// Replays the records after `afterSequence`. Returns the number of records applied. Sets `endOffset` to
