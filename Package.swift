@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -19,7 +20,7 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
-        .target(name: "BoxwoodStore", dependencies: ["CLZ4"]),
+        .target(name: "BoxwoodStore", dependencies: ["CLZ4", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "Boxwood", dependencies: ["BoxwoodStore"]),
         .target(name: "BoxwoodSync", dependencies: ["Boxwood"]),
         .executableTarget(

@@ -94,8 +94,8 @@ func writeAll(_ fd: Int32, _ text: String) {
 /// A user-facing explanation of an engine error.
 func explain(_ error: BoxwoodError) -> String {
     switch error {
-    case let .databaseLocked(path):
-        return "\(path) is locked by another process that has it open for writing; it is safe to retry once that process exits"
+    case let .lockTimeout(path, seconds):
+        return "\(path): another process held the write lock for more than \(seconds) s; it is safe to retry"
     case let .unsupportedFormatVersion(path, found, supported):
         return "\(path) uses data format version \(found), which this build does not support (it reads format \(supported)); use a newer boxwood"
     case let .readOnly(path):

@@ -35,6 +35,7 @@ struct Load: ParsableCommand {
     @Argument(help: "The database directory (created when missing).") var db: String
     @Option(help: "Commit every N entries.") var batch = 1000
     @Option(help: "Commit durability: full, normal or off.") var durability: DurabilityOption = .normal
+    @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
 
     func validate() throws {
         if batch < 1 { throw ValidationError("--batch must be at least 1") }
@@ -60,7 +61,9 @@ struct Load: ParsableCommand {
         }
         let box: ValueBox
         do {
-            box = try ValueBox(path: db, options: ValueBoxOptions(durability: durability.durability))
+            var options = ValueBoxOptions(durability: durability.durability)
+            options.lockTimeout = lockTimeout
+            box = try ValueBox(path: db, options: options)
         } catch {
             printError(explain(error))
             throw ExitCode(ExitStatus.failure)

@@ -656,10 +656,10 @@ private final class ModelRun {
         }
         if rng.chance(config.dropProbability) {
             note("drop")
+            if !(try box.allTables().isEmpty) { version += 1 }
             try box.drop()
             model = [:]
-            version = 0
-            try ensure(box.transactionStateVersion == 0, "version after drop")
+            try ensure(box.transactionStateVersion == version, "version after drop")
             try verifyAll("after drop")
         }
         if rng.chance(0.02) {

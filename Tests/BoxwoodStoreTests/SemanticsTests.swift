@@ -978,15 +978,33 @@ import Foundation
         #expect(try readFile(copy + "/wal") == walBefore)
     }
 
-    @Test func secondWriterIsLockedOut() throws {
-        try withTemporaryBox("lock") { box, path in
-            expectError("databaseLocked") { _ = try ValueBox(path: path) }
-            expectError("databaseLocked") { _ = try ValueBox(path: path, options: ValueBoxOptions(readOnly: true)) }
-            // The failed opens did not disturb the first box.
+    @Test func twoValueBoxesShareOneDatabase() throws {
+        try withTemporaryBox("share") { box, path in
+            var options = ValueBoxOptions()
+            options.lockTimeout = 0.2
+            let other = try ValueBox(path: path, options: options)
+            let reader = try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
             try box.begin()
             try box.set(bin, key: bkey([1]), value: mbuf([1]))
+            // The writer lock is taken: a second writer times out with a typed error, readers go on.
+            expectError("lockTimeout") { try other.begin() }
+            #expect(try other.get(bin, key: bkey([1])) == nil)
+            #expect(try reader.count(bin) == 0)
             try box.commit()
-            #expect(try box.bytes(bin, bkey([1])) == [1])
+            // Every value box sees the commit at its next call, and the version without any I/O.
+            #expect(other.transactionStateVersion == 1 && reader.transactionStateVersion == 1)
+            #expect(try other.bytes(bin, bkey([1])) == [1])
+            #expect(try reader.bytes(bin, bkey([1])) == [1])
+            try other.begin()
+            #expect(other.lastBeginSawExternalCommits)
+            try other.set(bin, key: bkey([2]), value: mbuf([2]))
+            try other.commit()
+            try other.checkpoint()
+            #expect(try box.bytes(bin, bkey([2])) == [2])
+            #expect(try reader.count(bin) == 2)
+            #expect(try box.check().problems == [])
+            try reader.close()
+            try other.close()
         }
     }
 
@@ -999,7 +1017,7 @@ import Foundation
         try box.commit()
         try box.drop()
         #expect(try box.allTables().isEmpty)
-        #expect(box.transactionStateVersion == 0)
+        #expect(box.transactionStateVersion == 2)
         #expect(try box.check().problems == [])
         try box.begin()
         try box.set(bin, key: bkey([1]), value: mbuf([1]))
@@ -1011,7 +1029,7 @@ import Foundation
         expectError("closed") { _ = try box.check() }
         let reopened = try ValueBox(path: path)
         #expect(try reopened.allTables() == [bin])
-        #expect(reopened.transactionStateVersion == 1)
+        #expect(reopened.transactionStateVersion == 3)
         try reopened.close()
     }
 

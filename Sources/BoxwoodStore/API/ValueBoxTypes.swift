@@ -58,6 +58,10 @@ public struct ValueBoxOptions: Sendable {
     public var checkpointMemoryBytes = 64 << 20
     /// Values at least this long are LZ4-compressed when that saves at least 1/16 of their size. Default 256.
     public var compressionThreshold = 256
+    /// How long ``ValueBox/begin()`` (and a checkpoint or open that must repair the files) waits for another
+    /// value box — in this or another process — to release the writer lock before it throws
+    /// `.lockTimeout`. Default 10 seconds.
+    public var lockTimeout: Double = 10
 
     public init(durability: Durability = .normal, readOnly: Bool = false) {
         self.durability = durability

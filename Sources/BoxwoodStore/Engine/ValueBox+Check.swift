@@ -18,7 +18,8 @@ extension ValueBox {
     /// Verifies the whole database. Problems are reported, not thrown; a thrown error means the check
     /// itself could not run (closed box, I/O error).
     public func check() throws(BoxwoodError) -> CheckReport {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         var report = CheckReport()
         var owner: [UInt64: String] = [0: "meta", 1: "meta"]
         // The report is passed in (not captured): checkTree holds it inout while calling claim.
@@ -145,7 +146,8 @@ extension ValueBox {
 
     /// Whole-database figures (no I/O beyond what is already mapped).
     public func statistics() throws(BoxwoodError) -> DatabaseStatistics {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         return DatabaseStatistics(
             formatVersion: MetaPage.formatVersion, pageSize: PageLayout.pageSize, pagesTotal: pager.pageCount,
             pagesFree: UInt64(pager.freePages.count + pager.pendingFree.count), walBytes: wal?.size ?? 0,
@@ -154,7 +156,8 @@ extension ValueBox {
 
     /// Per-table figures, by ascending id.
     public func tableStatistics() throws(BoxwoodError) -> [TableStatistics] {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         return tables.keys.sorted().map { id in
             let s = tables[id]!
             return TableStatistics(id: id, keyType: s.keyType, entries: s.entries, bytes: s.bytes)
@@ -163,7 +166,8 @@ extension ValueBox {
 
     /// Every table as a descriptor, by ascending id.
     public func allTables() throws(BoxwoodError) -> [ValueBoxTable] {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         return tables.keys.sorted().map { ValueBoxTable(id: $0, keyType: tables[$0]!.keyType) }
     }
 }

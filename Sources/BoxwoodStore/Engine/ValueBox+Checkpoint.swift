@@ -19,11 +19,21 @@
 extension ValueBox {
     /// Writes all committed changes into the data file and empties the WAL. Runs automatically (WAL size,
     /// memory, close); call it to bound recovery time. Not allowed inside a transaction.
+    ///
+    /// Takes the writer lock for its duration (waiting up to ``ValueBoxOptions/lockTimeout``) unless this
+    /// value box holds it already.
     public func checkpoint() throws(BoxwoodError) {
         try checkUsable()
         if options.readOnly { throw .readOnly(path: path) }
-        if inTransaction { throw .transactionAlreadyActive }
-        if pager.liveDirtyPages == 0 && pager.pendingFree.isEmpty && lastSequence == meta.lastSequence {
+        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
+        let locked = holdsWriterLock
+        if !locked {
+            try lockWriter()
+            do { try catchUp() } catch { unlockWriter(); throw error }
+        }
+        defer { if !locked && failure == nil { unlockWriter() } }
+        if pager.liveDirtyPages == 0 && pager.pendingFree.isEmpty && lastSequence == meta.lastSequence
+            && storedMasterClientId == meta.masterClientId {
             return
         }
         do {
@@ -38,7 +48,11 @@ extension ValueBox {
     }
 
     private func writeCheckpoint() throws(BoxwoodError) {
-        let writer = CheckpointWriter(pager: pager, file: dataFile, reusable: pager.freePages, firstNewPage: meta.pageCount)
+        // Free pages of the durable state may still be read by a reader (in any process) whose snapshot is
+        // an older generation: then this checkpoint appends instead of reusing them.
+        let reuse = !(try header?.hasLiveReader(olderThan: meta.generation, ownSlot: readerSlot) ?? false)
+        header?.writerIsChangingFiles = true
+        let writer = CheckpointWriter(pager: pager, file: dataFile, reusable: reuse ? pager.freePages : [], firstNewPage: meta.pageCount)
 
         // 1a. Table trees.
         for id in tables.keys.sorted() {
@@ -73,7 +87,7 @@ extension ValueBox {
 
         // 1c. The new freelist: what stays free of the old list, plus everything the old state used that
         // the new one does not (pages freed by commits, the old catalog, the old freelist pages).
-        var free = writer.remainingReusable
+        var free = reuse ? writer.remainingReusable : pager.freePages
         free.append(contentsOf: pager.pendingFree)
         free.append(contentsOf: catalogPages)
         free.append(contentsOf: pager.freelistPages)
@@ -87,7 +101,7 @@ extension ValueBox {
         // 3-4. Flip the meta.
         let newMeta = MetaPage(generation: meta.generation + 1, pageCount: writer.nextPage, catalogRoot: catalogRoot,
                                freelistHead: freelistHead, freeCount: UInt64(freeCount), lastSequence: lastSequence,
-                               walSalt: UInt64.random(in: 1...UInt64.max))
+                               walSalt: UInt64.random(in: 1...UInt64.max), masterClientId: storedMasterClientId)
         pendingMeta = newMeta
         try writeMeta(newMeta, sync: sync)
         pendingMeta = nil
@@ -103,8 +117,9 @@ extension ValueBox {
         try BTree.visit(pager, root: catalogRoot, page: { (ref, _, _) throws(BoxwoodError) in self.catalogPages.append(ref) }, overflow: { (_) throws(BoxwoodError) in })
         pager.modificationCount &+= 1
 
-        // 5. Reset the WAL.
+        // 5. Reset the WAL, and tell the other value boxes.
         try wal!.reset(salt: newMeta.walSalt, sync: sync)
+        publishState()
     }
 }
 

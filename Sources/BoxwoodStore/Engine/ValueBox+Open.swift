@@ -16,11 +16,48 @@ extension ValueBox {
         let walPath = path + "/" + ValueBox.walFileName
         let dataExisted = fileSystem.kind(of: dataPath) != nil
         if !dataExisted && readOnly { throw .notABoxwoodDatabase(path: path, reason: "no data file") }
-        let file = try fileSystem.open(dataPath, create: true, readOnly: readOnly)
+        let file = try fileSystem.open(dataPath, create: !readOnly, readOnly: readOnly)
         dataFile = file
-        if !(try file.tryLock(exclusive: !readOnly)) { throw .databaseLocked(path: path) }
         if !dataExisted { try fileSystem.syncDirectory(path) }
+        if header == nil { try attachHeader() }
 
+        // Another value box may be writing right now. Then the shared header it maintains is trusted and this
+        // one loads the published snapshot without waiting. Otherwise (no other writer, or a header that is
+        // missing, damaged or stale) the files are read under the writer lock, repaired if a writer died, and
+        // the header is rebuilt from them.
+        var tookLock = false
+        if let header, !holdsWriterLock {
+            if !readOnly, try header.tryLockWriter() {
+                tookLock = true
+            } else {
+                if header.hasValidIdentity, let (published, sequence) = header.read(), try openPublishedSnapshot(published) {
+                    seenHeaderSequence = sequence
+                    versionAtLastTransaction = lastSequence
+                    return
+                }
+                try header.lockWriter(timeout: options.lockTimeout)
+                tookLock = true
+            }
+            holdsWriterLock = true
+        }
+        defer { if tookLock && failure == nil { unlockWriter() } }
+        try openFromFiles(file, dataPath: dataPath, walPath: walPath)
+        publishState()
+        versionAtLastTransaction = lastSequence
+    }
+
+    /// Loads the snapshot the header publishes (pinned while loading). False when it does not match the files.
+    private func openPublishedSnapshot(_ published: SharedHeader.Published) throws(BoxwoodError) -> Bool {
+        guard let header, let readerSlot else { return false }
+        _ = header.pin(readerSlot)
+        defer { header.unpin(readerSlot) }
+        return try loadSnapshot(published)
+    }
+
+    /// Reads the durable state: initializes a new database, picks the newest meta, loads the trees and
+    /// replays the WAL (truncating a torn tail unless read-only).
+    private func openFromFiles(_ file: StorageFile, dataPath: String, walPath: String) throws(BoxwoodError) {
+        let readOnly = options.readOnly
         var size = try file.size()
         if size == 0 && readOnly {
             // A read-only open must not write: an empty data file is not a database until a writer initializes it.
@@ -61,8 +98,10 @@ extension ValueBox {
         try loadFreelist()
         try loadCatalog()
         lastSequence = chosen.lastSequence
+        storedMasterClientId = chosen.masterClientId
 
         let walExisted = fileSystem.kind(of: walPath) != nil
+        wal = nil
         if readOnly && !walExisted { return }
         let walFile = try fileSystem.open(walPath, create: !readOnly, readOnly: readOnly)
         let log = WriteAheadLog(file: walFile)
@@ -137,7 +176,7 @@ extension ValueBox {
 
     /// Reads both meta pages and picks the valid one with the higher generation.
     /// Returns the meta to use and what the other slot holds.
-    private func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> (MetaPage, MetaPage.DecodeResult) {
+    func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> (MetaPage, MetaPage.DecodeResult) {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
         var results: [MetaPage.DecodeResult] = []
@@ -164,7 +203,7 @@ extension ValueBox {
     }
 
     /// Loads the durable freelist into the pager.
-    private func loadFreelist() throws(BoxwoodError) {
+    func loadFreelist() throws(BoxwoodError) {
         var free: [UInt64] = []
         var listPages: [UInt64] = []
         var page = meta.freelistHead
@@ -194,7 +233,7 @@ extension ValueBox {
     }
 
     /// Loads the catalog tree into `tables`.
-    private func loadCatalog() throws(BoxwoodError) {
+    func loadCatalog() throws(BoxwoodError) {
         tables = [:]
         catalogPages = []
         try BTree.visit(pager, root: meta.catalogRoot, page: { (ref, _, _) throws(BoxwoodError) in self.catalogPages.append(ref) }, overflow: { (_) throws(BoxwoodError) in
@@ -250,24 +289,7 @@ extension ValueBox {
         replaying = true
         defer { replaying = false }
         let (_, torn) = try log.replay(salt: meta.walSalt, afterSequence: meta.lastSequence) { (sequence, count, payload) throws(BoxwoodError) in
-            beginInternal()
-            var reader = ByteReader(payload.baseAddress!, count: payload.count)
-            var applied: UInt32 = 0
-            while !reader.isAtEnd {
-                guard let operation = reader.operation() else {
-                    abort()
-                    throw .corrupted(file: log.file.path, page: nil, reason: "malformed operation in WAL record \(sequence)")
-                }
-                do throws(BoxwoodError) { try apply(operation) } catch { abort(); throw error }
-                applied += 1
-            }
-            guard applied == count else {
-                abort()
-                throw .corrupted(file: log.file.path, page: nil, reason: "WAL record \(sequence) holds \(applied) operations, header says \(count)")
-            }
-            pager.commitTransaction()
-            inTransaction = false
-            lastSequence = sequence
+            try applyRecord(sequence: sequence, operationCount: count, payload: payload, file: log.file.path)
         }
         if torn > 0 && !options.readOnly {
             try log.file.truncate(to: log.endOffset)

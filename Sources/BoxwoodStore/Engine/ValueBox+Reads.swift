@@ -2,7 +2,8 @@
 extension ValueBox {
     /// A copy of the value of `key`, or nil when the key or the table is absent.
     public func get(_ table: ValueBoxTable, key: ValueBoxKey) throws(BoxwoodError) -> ReadBuffer? {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         guard let state = try existingTable(table), state.root != 0 else { return nil }
         return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> ReadBuffer? in
             guard let (page, off) = try BTree.find(pager, root: state.root, k, n) else { return nil }
@@ -13,7 +14,8 @@ extension ValueBox {
     /// Runs `body` with the value bytes of `key` without copying them when possible; nil when absent.
     /// The bytes are valid only during `body`, which must not modify the value box.
     public func withValue<R>(_ table: ValueBoxTable, key: ValueBoxKey, _ body: (UnsafeRawBufferPointer) -> R) throws(BoxwoodError) -> R? {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         guard let state = try existingTable(table), state.root != 0 else { return nil }
         return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> R? in
             guard let (page, off) = try BTree.find(pager, root: state.root, k, n) else { return nil }
@@ -25,7 +27,8 @@ extension ValueBox {
 
     /// True when `key` is present.
     public func exists(_ table: ValueBoxTable, key: ValueBoxKey) throws(BoxwoodError) -> Bool {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         guard let state = try existingTable(table), state.root != 0 else { return false }
         return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> Bool in
             try BTree.find(pager, root: state.root, k, n) != nil
@@ -123,13 +126,15 @@ extension ValueBox {
 
     /// The number of entries in a table (0 when it does not exist).
     public func count(_ table: ValueBoxTable) throws(BoxwoodError) -> Int {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         return try existingTable(table)?.entries ?? 0
     }
 
     /// The number of keys strictly between `start` and `end` (no direction swap: `start >= end` gives 0).
     public func count(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey) throws(BoxwoodError) -> Int {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         guard let state = try existingTable(table), state.root != 0 else { return 0 }
         return try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) -> Int in
             try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) -> Int in
@@ -158,7 +163,8 @@ extension ValueBox {
     /// Walks the whole table in ascending order.
     private func walkAll(_ table: ValueBoxTable, needValue: Bool,
                          _ visit: ((UnsafeRawPointer, Int), ReadBuffer?) -> Bool) throws(BoxwoodError) {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         guard let state = try existingTable(table), state.root != 0 else { return }
         var cursor = Cursor(pager: pager, root: state.root)
         try cursor.seekFirst()
@@ -180,7 +186,8 @@ extension ValueBox {
     private func rangeWalk(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey, limit: Int,
                            needValue: Bool, lendValue: Bool,
                            _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
-        try checkUsable()
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
         guard let state = try existingTable(table), state.root != 0 else { return }
         try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) in
             try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) in

@@ -14,6 +14,8 @@ extension ValueBox {
             try wal!.rollBack(to: offset, sync: sync)
             pendingWALRollback = nil
             failure = nil
+            header?.writerIsChangingFiles = false
+            if !inTransaction { unlockWriter() }
             return
         }
         if let meta = pendingMeta {
@@ -23,6 +25,7 @@ extension ValueBox {
             pendingMeta = nil
         }
         try reopen()
+        if !inTransaction { unlockWriter() }
     }
 
     /// Drops the in-memory state and opens the files again (recovering from the WAL).
@@ -31,6 +34,7 @@ extension ValueBox {
         isClosed = false
         failure = nil
         inTransaction = false
+        seenHeaderSequence = .max
         tables = [:]
         tablesAtBegin = [:]
         lastSequence = 0

@@ -158,6 +158,8 @@ extension ValueBox {
             try dropTable(table)
         case let .renameTable(from, to):
             try rename(from, to: to)
+        case let .setMasterClientId(id):
+            storedMasterClientId = id
         }
     }
 

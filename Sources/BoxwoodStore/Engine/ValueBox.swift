@@ -5,12 +5,17 @@ import Darwin
 #endif
 
 /// Boxwood's ValueBox: tables of ordered key/value pairs in one database directory, with Postbox's
-/// semantics (see `docs/architecture.md`). A database is a directory holding `data` (the page file) and
-/// `wal` (the write-ahead log).
+/// semantics (see `docs/architecture.md`). A database is a directory holding `data` (the page file), `wal`
+/// (the write-ahead log) and `header` (the shared header that processes coordinate through).
+///
+/// Several value boxes — in one process or in several — may have the same database open. One of them at a
+/// time writes (``begin()`` takes the writer lock and waits up to ``ValueBoxOptions/lockTimeout`` for it);
+/// the others keep reading, each from a consistent snapshot, and see a commit from the first call after it.
 ///
 /// Not thread-safe: like Postbox, use one instance from one serial queue. Mutations happen between
 /// ``begin()`` and ``commit()`` (or ``abort()``); reads work inside or outside a transaction and see the
-/// transaction's own changes.
+/// transaction's own changes. A read outside a transaction sees the newest commit of any process; use
+/// ``beginRead()`` / ``endRead()`` to make several reads see the same snapshot.
 public final class ValueBox {
     /// The longest key accepted.
     public static let maxKeySize = 1280
@@ -21,13 +26,15 @@ public final class ValueBox {
     public let path: String
     /// The options it was opened with.
     public let options: ValueBoxOptions
+    /// A random id for this value box, the candidate value of ``masterClientId`` (Postbox's `sessionClientId`).
+    public let sessionClientId: Int64
 
     let fileSystem: StorageFileSystem
     var dataFile: StorageFile!
     @exclusivity(unchecked) var pager: Pager!
     var wal: WriteAheadLog?
 
-    /// The meta of the last checkpoint (the durable state of the data file).
+    /// The meta of the checkpoint this state is built on.
     var meta: MetaPage!
     /// Pages of the durable catalog tree (freed by the next checkpoint, which writes a new one).
     var catalogPages: [UInt64] = []
@@ -36,8 +43,11 @@ public final class ValueBox {
     @exclusivity(unchecked) var tables: [Int32: TableState] = [:]
     /// `tables` as of `begin()`, restored by `abort()`.
     var tablesAtBegin: [Int32: TableState] = [:]
-    /// TransactionStateVersion of the last commit.
+    /// TransactionStateVersion of the last commit in this state.
     var lastSequence: UInt64 = 0
+    /// MasterClientId in this state, and as of `begin()`.
+    var storedMasterClientId: Int64 = 0
+    var masterClientIdAtBegin: Int64 = 0
 
     @exclusivity(unchecked) var inTransaction = false
     /// The open transaction's WAL record: `WriteAheadLog.recordHeaderSize` reserved bytes, then operations.
@@ -46,7 +56,8 @@ public final class ValueBox {
     /// True while replaying the WAL (operations are applied but not logged again).
     @exclusivity(unchecked) var replaying = false
     /// Set after a failed write or sync: the in-memory state can no longer be trusted to match the files.
-    /// The next call recovers (see `ValueBox+Recovery.swift`) before doing anything else.
+    /// The next call recovers (see `ValueBox+Recovery.swift`) before doing anything else. The writer lock
+    /// stays held until then.
     @exclusivity(unchecked) var failure: BoxwoodError?
     /// A failed commit whose WAL record could not be cut off yet: the log must end here before anything else.
     var pendingWALRollback: UInt64?
@@ -54,6 +65,31 @@ public final class ValueBox {
     /// synced again before the files are trusted (after a failed fsync the page cache may hold bytes the
     /// disk does not).
     var pendingMeta: MetaPage?
+
+    // MARK: Sharing (see ValueBox+Sharing.swift)
+
+    /// The shared header; nil only for a read-only open that cannot create or write it (nothing coordinates
+    /// with other processes then).
+    var header: SharedHeader?
+    /// This value box's reader slot in the header.
+    var readerSlot: Int?
+    /// True while this value box holds the writer lock (inside a write transaction, a checkpoint, or a
+    /// recovery that has not finished).
+    var holdsWriterLock = false
+    /// True while a snapshot is pinned: an explicit `beginRead`, a read-only transaction, or a read call.
+    @exclusivity(unchecked) var isPinned = false
+    var inExplicitRead = false
+    /// The header's seqlock value when this state was last known to match what it published.
+    @exclusivity(unchecked) var seenHeaderSequence: UInt64 = .max
+    /// True when this value box created the header file (a failed open removes it again, changing nothing).
+    var createdHeaderFile = false
+    /// `lastSequence` when the previous transaction ended.
+    var versionAtLastTransaction: UInt64 = 0
+
+    /// True when the last ``begin()`` found commits of other value boxes (other processes) that this one
+    /// had not seen at the end of its previous transaction: caches built from earlier reads are stale
+    /// (Postbox's `afterBegin` check).
+    public internal(set) var lastBeginSawExternalCommits = false
 
     /// The error of the last automatic checkpoint that failed after its commit had already succeeded (the
     /// commit stands; the database recovered from its files). Nil when the last automatic checkpoint worked.
@@ -68,10 +104,13 @@ public final class ValueBox {
         self.path = path
         self.options = options
         self.fileSystem = fileSystem
+        self.sessionClientId = Int64.random(in: 1...Int64.max)
         do {
             try open()
         } catch {
             releaseFiles()
+            detachHeader()
+            if createdHeaderFile { try? fileSystem.removeFile(path + "/" + ValueBox.headerFileName) }
             throw error
         }
     }
@@ -81,18 +120,21 @@ public final class ValueBox {
         cellBuffer.deallocate()
     }
 
-    /// Aborts an open transaction, checkpoints (unless read-only or failed) and closes the files.
+    /// Aborts an open transaction, checkpoints (unless read-only, failed, or another value box is writing
+    /// right now) and closes the files.
     public func close() throws(BoxwoodError) {
         if isClosed { return }
         if inTransaction { abort() }
+        endRead()
         var closeError: BoxwoodError? = nil
         if failure == nil && !options.readOnly {
-            do { try checkpoint() } catch { closeError = error }
+            do { try checkpointIfWriterLockIsFree() } catch { closeError = error }
         } else if failure != nil, pendingWALRollback != nil {
             // A failed commit's record may still be in the log: cut it off one last time.
             do { try recoverFromFailure() } catch { closeError = error }
         }
         releaseFiles()
+        detachHeader()
         failure = nil
         if let closeError { throw closeError }
     }
@@ -106,8 +148,13 @@ public final class ValueBox {
         wal = nil
     }
 
-    /// The number of non-empty transactions committed since the database was created. Costs no I/O.
-    public var transactionStateVersion: UInt64 { lastSequence }
+    /// The number of non-empty transactions committed to the database since it was created, by any value box
+    /// in any process: one atomic load from the shared header, no I/O.
+    public var transactionStateVersion: UInt64 { header?.transactionStateVersion ?? lastSequence }
+
+    /// The TransactionStateVersion of the state this value box reads now (it catches up with
+    /// ``transactionStateVersion`` at the next transaction or read).
+    public var snapshotVersion: UInt64 { lastSequence }
 
     /// True between `begin()` and `commit()`/`abort()`.
     public var isInTransaction: Bool { inTransaction }
@@ -125,26 +172,36 @@ public final class ValueBox {
 
     // MARK: Transactions
 
-    /// Starts a transaction.
+    /// Starts a transaction: takes the writer lock (waiting up to ``ValueBoxOptions/lockTimeout``; a
+    /// read-only value box pins a snapshot instead) and catches up with every commit made so far.
     public func begin() throws(BoxwoodError) {
         try checkUsable()
-        if inTransaction { throw .transactionAlreadyActive }
+        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
+        if options.readOnly {
+            try pinSnapshot()
+        } else {
+            try lockWriter()
+            do { try catchUp() } catch { unlockWriter(); throw error }
+        }
+        lastBeginSawExternalCommits = lastSequence != versionAtLastTransaction
         beginInternal()
     }
 
     func beginInternal() {
         inTransaction = true
         tablesAtBegin = tables
+        masterClientIdAtBegin = storedMasterClientId
         record.reset()
         record.reserve(WriteAheadLog.recordHeaderSize)
         record.append(UnsafeRawPointer(cellBuffer), WriteAheadLog.recordHeaderSize)
         recordOperations = 0
     }
 
-    /// Commits the transaction: appends its WAL record (synced in `.full` mode) and makes its changes
-    /// visible. A transaction that changed nothing writes nothing and does not bump the version.
-    /// May run a checkpoint afterwards; if that checkpoint fails the commit still stands (it is in the WAL),
-    /// the error is kept in ``lastCheckpointError`` and the next call recovers from the files.
+    /// Commits the transaction: appends its WAL record (synced in `.full` mode), publishes it to other value
+    /// boxes and releases the writer lock. A transaction that changed nothing writes nothing and does not
+    /// bump the version. May run a checkpoint afterwards; if that checkpoint fails the commit still stands
+    /// (it is in the WAL), the error is kept in ``lastCheckpointError`` and the next call recovers from the
+    /// files.
     ///
     /// If writing or syncing the record fails, `commit` throws, the transaction is rolled back, and the
     /// record is cut off the log (durably) so that it can never be replayed: the database stays usable and
@@ -154,21 +211,26 @@ public final class ValueBox {
         guard inTransaction else { throw .noActiveTransaction }
         if recordOperations == 0 {
             pager.commitTransaction()
-            inTransaction = false
+            endTransaction()
             return
         }
         let sequence = lastSequence + 1
         let log = wal!
         let previousEnd = log.size
+        header?.writerIsChangingFiles = true
         do {
             try log.append(sequence: sequence, record: record, operationCount: recordOperations, sync: options.durability == .full)
         } catch {
             // The record may be partly or wholly written (a failed fsync says nothing about what reached the
             // disk): roll the transaction back and cut the record off the log.
-            abort()
+            rollBackTransaction()
             do throws(BoxwoodError) {
                 try log.rollBack(to: previousEnd, sync: options.durability != .off)
+                header?.writerIsChangingFiles = false
+                endTransaction()
             } catch let rollbackError {
+                // Keep the writer lock: no other writer may append after a record that must be cut off.
+                inTransaction = false
                 pendingWALRollback = previousEnd
                 failure = rollbackError
             }
@@ -179,6 +241,7 @@ public final class ValueBox {
         inTransaction = false
         record.reset()
         record.shrinkIfLarge()
+        publishState()
         if wal!.size >= options.checkpointWALBytes
             || pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes >= options.checkpointMemoryBytes {
             do {
@@ -188,32 +251,50 @@ public final class ValueBox {
                 lastCheckpointError = error
             }
         }
+        endTransaction()
     }
 
     /// Rolls back the transaction: nothing it did survives.
     public func abort() {
         guard inTransaction else { return }
+        rollBackTransaction()
+        endTransaction()
+    }
+
+    /// Restores the state of `begin()` (the transaction stays formally open until `endTransaction`).
+    func rollBackTransaction() {
         tables = tablesAtBegin
+        storedMasterClientId = masterClientIdAtBegin
         pager.abortTransaction()
-        inTransaction = false
         record.reset()
     }
 
-    /// Deletes every table and starts over with an empty database (Postbox's `drop`).
+    /// Leaves the transaction: releases the writer lock (unless a failure keeps it) or the read pin.
+    func endTransaction() {
+        inTransaction = false
+        versionAtLastTransaction = lastSequence
+        if options.readOnly { unpinSnapshot() } else if failure == nil { unlockWriter() }
+    }
+
+    /// Deletes every table (Postbox's `drop`), as one commit that every process sees, then checkpoints.
+    /// The TransactionStateVersion keeps counting (other processes compare it to notice changes).
     public func drop() throws(BoxwoodError) {
         if isClosed { throw .closed }
         if options.readOnly { throw .readOnly(path: path) }
         if inTransaction { abort() }
-        releaseFiles()
-        failure = nil
-        pendingWALRollback = nil
-        pendingMeta = nil
-        try fileSystem.removeFile(path + "/" + ValueBox.walFileName)
-        try fileSystem.removeFile(path + "/" + ValueBox.dataFileName)
-        try fileSystem.syncDirectory(path)
-        try reopen()
+        endRead()
+        try begin()
+        do {
+            for id in tables.keys.sorted() { try dropTable(id) }
+        } catch {
+            abort()
+            throw error
+        }
+        try commit()
+        try checkpoint()
     }
 
     static let dataFileName = "data"
     static let walFileName = "wal"
+    static let headerFileName = "header"
 }

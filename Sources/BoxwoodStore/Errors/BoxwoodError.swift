@@ -27,8 +27,11 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     case noActiveTransaction
     /// `begin()` was called while a transaction was already open.
     case transactionAlreadyActive
-    /// Another process holds the database open for writing.
-    case databaseLocked(path: String)
+    /// Another value box (in this or another process) kept the writer lock longer than
+    /// ``ValueBoxOptions/lockTimeout``.
+    case lockTimeout(path: String, seconds: Double)
+    /// Every reader slot of the shared header is owned by a live value box.
+    case readerSlotsFull(path: String, slots: Int)
     /// The value box was closed.
     case closed
     /// A partial write (`readWrite`) addressed bytes outside the value.
@@ -60,8 +63,10 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             return "mutation outside a transaction (call begin() first)"
         case .transactionAlreadyActive:
             return "a transaction is already active"
-        case let .databaseLocked(path):
-            return "\(path) is locked by another process"
+        case let .lockTimeout(path, seconds):
+            return "\(path): another writer held the write lock for more than \(seconds) s"
+        case let .readerSlotsFull(path, slots):
+            return "\(path): all \(slots) reader slots are in use by open value boxes"
         case .closed:
             return "the value box is closed"
         case let .outOfBounds(offset, length, valueLength):

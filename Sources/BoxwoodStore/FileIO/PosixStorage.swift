@@ -80,41 +80,9 @@ public final class PosixFile: StorageFile {
         munmap(UnsafeMutableRawPointer(mutating: address), length)
     }
 
-    #if canImport(Glibc)
-    /// F_OFD_SETLK: the lock belongs to this open file description and dies with it.
-    private static let lockCommand: Int32 = 37
-    #else
-    private static let lockCommand = F_SETLK
-    #endif
-    private var isLocked = false
-
-    public func tryLock(exclusive: Bool) throws(BoxwoodError) -> Bool {
-        var lock = flock()
-        lock.l_type = Int16(exclusive ? F_WRLCK : F_RDLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = 0
-        lock.l_len = 0
-        if fcntl(fd, PosixFile.lockCommand, &lock) == 0 {
-            isLocked = true
-            return true
-        }
-        if errno == EAGAIN || errno == EACCES { return false }
-        throw .io(operation: "fcntl(lock)", path: path, errno: errno)
-    }
-
     public func close() {
         if isOpen {
             isOpen = false
-            if isLocked {
-                // Unlock explicitly: an OFD lock lives as long as any descriptor of the open file
-                // description, and a child process being spawned (by any thread) holds copies of every
-                // descriptor until its exec — closing alone could leave the database locked for a moment.
-                var lock = flock()
-                lock.l_type = Int16(F_UNLCK)
-                lock.l_whence = Int16(SEEK_SET)
-                _ = fcntl(fd, PosixFile.lockCommand, &lock)
-                isLocked = false
-            }
             _ = Glibc.close(fd)
         }
     }
@@ -167,5 +135,9 @@ public final class PosixFileSystem: StorageFileSystem, Sendable {
 
     public func rename(_ from: String, to: String) throws(BoxwoodError) {
         if Glibc.rename(from, to) != 0 { throw .io(operation: "rename", path: from, errno: errno) }
+    }
+
+    public func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile {
+        try PosixCoordinationFile(path: path)
     }
 }

@@ -20,10 +20,7 @@ public protocol StorageFile: AnyObject {
     func map(length: Int) throws(BoxwoodError) -> UnsafeRawPointer
     /// Removes a mapping made by `map`.
     func unmap(_ address: UnsafeRawPointer, length: Int)
-    /// Takes a whole-file lock that the kernel releases if the process dies: exclusive for a writer, shared
-    /// for a read-only opener. Returns false when another open file description holds a conflicting lock.
-    func tryLock(exclusive: Bool) throws(BoxwoodError) -> Bool
-    /// Closes the file (releasing its locks).
+    /// Closes the file.
     func close()
 }
 
@@ -41,6 +38,9 @@ public protocol StorageFileSystem: AnyObject {
     func removeFile(_ path: String) throws(BoxwoodError)
     /// Atomically renames a file.
     func rename(_ from: String, to: String) throws(BoxwoodError)
+    /// Opens (creating when missing) the coordination file that processes sharing a database map and lock
+    /// (see ``CoordinationFile``).
+    func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile
 }
 
 /// What a path names.

@@ -13,6 +13,7 @@
 ///     80     8    freeCount        page numbers held by the freelist
 ///     88     8    lastSequence     TransactionStateVersion of the last commit included in the pages
 ///     96     8    walSalt          salt the current WAL file must carry; records seed their checksum with it
+///     104    8    masterClientId   MasterClientId as of lastSequence (0 = none; zero in files written before it existed)
 struct MetaPage: Equatable {
     static let magic: [UInt8] = Array("BOXWOOD\0".utf8)
     static let formatVersion: UInt32 = 1
@@ -24,6 +25,7 @@ struct MetaPage: Equatable {
     var freeCount: UInt64
     var lastSequence: UInt64
     var walSalt: UInt64
+    var masterClientId: Int64 = 0
 
     /// The slot (page number) this meta is written to.
     var slot: UInt64 { generation % 2 }
@@ -42,6 +44,7 @@ struct MetaPage: Equatable {
         store64(page, 80, freeCount)
         store64(page, 88, lastSequence)
         store64(page, 96, walSalt)
+        store64(page, 104, UInt64(bitPattern: masterClientId))
         sealPage(page, pageNumber: slot)
     }
 
@@ -73,7 +76,7 @@ struct MetaPage: Equatable {
         let meta = MetaPage(
             generation: load64(page, 48), pageCount: load64(page, 56), catalogRoot: load64(page, 64),
             freelistHead: load64(page, 72), freeCount: load64(page, 80), lastSequence: load64(page, 88),
-            walSalt: load64(page, 96))
+            walSalt: load64(page, 96), masterClientId: Int64(bitPattern: load64(page, 104)))
         if meta.generation % 2 != slot { return .damaged("generation \(meta.generation) in slot \(slot)") }
         if meta.pageCount < 2 { return .damaged("page count \(meta.pageCount)") }
         return .valid(meta)

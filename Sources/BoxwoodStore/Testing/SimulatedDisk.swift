@@ -60,6 +60,8 @@ public final class SimulatedDisk: StorageFileSystem {
 
     private var rng: SplitMix64
     private var entries: [String: Entry] = ["/": .directory]
+    /// Shared headers of the databases on this disk, by path (volatile: a new disk starts without them).
+    private var coordination: [String: SimulatedCoordinationRegion] = [:]
     private var durableEntries: [String: Entry] = ["/": .directory]
     private var pendingDirectoryChanges: [(directory: String, apply: (inout [String: Entry]) -> Void)] = []
     private let fileCapacity: Int
@@ -181,6 +183,14 @@ public final class SimulatedDisk: StorageFileSystem {
             }
             return SimulatedFile(path: path, node: node, disk: self, readOnly: false)
         }
+    }
+
+    public func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile {
+        let path = SimulatedDisk.normalized(path)
+        guard case .directory? = entries[SimulatedDisk.parent(of: path)] else { throw .io(operation: "open", path: path, errno: ENOENT) }
+        let region = coordination[path] ?? SimulatedCoordinationRegion()
+        coordination[path] = region
+        return SimulatedCoordinationFile(path: path, region: region)
     }
 
     public func kind(of path: String) -> FileKind? {

@@ -22,8 +22,6 @@ final class SimulatedNode {
     var size = 0
     var durable: [UInt8] = []
     var pending: [PendingChange] = []
-    var exclusiveHolder: ObjectIdentifier?
-    var sharedHolders: Set<ObjectIdentifier> = []
 
     init(capacity: Int, contents: [UInt8] = []) {
         self.capacity = capacity
@@ -152,25 +150,8 @@ final class SimulatedFile: StorageFile {
 
     func unmap(_ address: UnsafeRawPointer, length: Int) {}
 
-    func tryLock(exclusive: Bool) throws(BoxwoodError) -> Bool {
-        let me = ObjectIdentifier(self)
-        if let holder = node.exclusiveHolder, holder != me { return false }
-        if exclusive {
-            if !node.sharedHolders.subtracting([me]).isEmpty { return false }
-            node.sharedHolders.remove(me)
-            node.exclusiveHolder = me
-        } else {
-            if node.exclusiveHolder == me { node.exclusiveHolder = nil }
-            node.sharedHolders.insert(me)
-        }
-        return true
-    }
-
     func close() {
         guard isOpen else { return }
         isOpen = false
-        let me = ObjectIdentifier(self)
-        if node.exclusiveHolder == me { node.exclusiveHolder = nil }
-        node.sharedHolders.remove(me)
     }
 }

@@ -7,6 +7,7 @@
 ///     removeAll     4 | table i32
 ///     removeTable   5 | table i32
 ///     renameTable   6 | from i32 | to i32
+///     setMaster     7 | masterClientId i64                                            (WAL version 3)
 enum WALOperationCode: UInt8 {
     case set = 1
     case remove = 2
@@ -14,6 +15,7 @@ enum WALOperationCode: UInt8 {
     case removeAll = 4
     case removeTable = 5
     case renameTable = 6
+    case setMasterClientId = 7
 }
 
 /// One decoded operation, with pointers into the record buffer.
@@ -24,6 +26,7 @@ enum WALOperation {
     case removeAll(table: Int32)
     case removeTable(table: Int32)
     case renameTable(from: Int32, to: Int32)
+    case setMasterClientId(Int64)
 }
 
 extension ByteBuffer {
@@ -60,6 +63,11 @@ extension ByteBuffer {
         append(table)
     }
 
+    func logSetMasterClientId(_ id: Int64) {
+        append(WALOperationCode.setMasterClientId.rawValue)
+        append(UInt64(bitPattern: id))
+    }
+
     func logRename(from: Int32, to: Int32) {
         append(WALOperationCode.renameTable.rawValue)
         append(from)
@@ -76,7 +84,12 @@ extension ByteReader {
     /// The next operation, or nil when the payload is malformed (which a valid checksum makes a bug or a
     /// crafted file; the caller reports corruption).
     mutating func operation() -> WALOperation? {
-        guard let raw = u8(), let code = WALOperationCode(rawValue: raw), let table = i32() else { return nil }
+        guard let raw = u8(), let code = WALOperationCode(rawValue: raw) else { return nil }
+        if code == .setMasterClientId {
+            guard let id = u64() else { return nil }
+            return .setMasterClientId(Int64(bitPattern: id))
+        }
+        guard let table = i32() else { return nil }
         switch code {
         case .set:
             guard let kt = u8(), let keyType = ValueBoxKeyType(rawValue: Int32(kt)), let k = key(),
@@ -95,6 +108,8 @@ extension ByteReader {
         case .renameTable:
             guard let to = i32() else { return nil }
             return .renameTable(from: table, to: to)
+        case .setMasterClientId:
+            return nil
         }
     }
 }

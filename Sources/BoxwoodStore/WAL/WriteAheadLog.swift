@@ -4,7 +4,7 @@
 /// File header (32 bytes, not whitened):
 ///
 ///     0   8  magic       "BXWDWAL\0"
-///     8   4  version     2
+///     8   4  version     3 (version 2 logs, which cannot hold `setMasterClientId`, are read too)
 ///     12  4  pageSize    4096 (of the data file it belongs to)
 ///     16  8  salt        must equal the meta's walSalt, otherwise the log is stale and ignored
 ///     24  8  checksum    XXH64 of bytes 0..<24, seed 0
@@ -28,7 +28,9 @@ final class WriteAheadLog {
     static let headerSize = 32
     static let recordHeaderSize = 32
     static let magic: [UInt8] = Array("BXWDWAL\0".utf8)
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
+    /// Versions whose records this build replays.
+    static let readableVersions: ClosedRange<UInt32> = 2...3
 
     let file: StorageFile
     private(set) var salt: UInt64 = 0
@@ -86,6 +88,45 @@ final class WriteAheadLog {
         endOffset = offset
     }
 
+    /// Points the log at the start of a log with `salt` (its header is written by whoever resets it).
+    func restart(salt: UInt64) {
+        self.salt = salt
+        endOffset = UInt64(WriteAheadLog.headerSize)
+    }
+
+    /// Reads the records in `endOffset..<end` — commits another value box published — and hands each to
+    /// `apply`. Returns false, leaving `endOffset` after the last record applied, when a record is missing or
+    /// fails its checks (a concurrent checkpoint reset the log); the caller re-reads the shared header.
+    func readPublished(upTo end: UInt64, afterSequence: UInt64,
+                       apply: (UInt64, UInt32, UnsafeRawBufferPointer) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> Bool {
+        guard end > endOffset else { return end == endOffset }
+        let count = Int(end - endOffset)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+        defer { buffer.deallocate() }
+        guard try file.read(into: buffer, count: count, offset: endOffset) == count else { return false }
+        var position = 0
+        var expected = afterSequence + 1
+        let headerSize = WriteAheadLog.recordHeaderSize
+        let start = endOffset
+        defer { endOffset = start + UInt64(position) }
+        while position < count {
+            guard position + headerSize <= count else { return false }
+            let h = buffer + position
+            let key = RecordWhitening.key(salt: salt, offset: start + UInt64(position))
+            RecordWhitening.apply(h, count: headerSize, key: key)
+            guard load64(h, 24) == XXH64.hash(h, 24, seed: salt) else { return false }
+            let length = Int(load32(h, 0))
+            guard position + headerSize + length <= count, load64(h, 8) == expected else { return false }
+            let payload = h + headerSize
+            RecordWhitening.apply(payload, count: length, key: key, start: headerSize)
+            guard XXH64.hash(payload, length, seed: XXH64.hash(h, 16, seed: salt)) == load64(h, 16) else { return false }
+            try apply(expected, load32(h, 4), UnsafeRawBufferPointer(start: payload, count: length))
+            position += headerSize + length
+            expected += 1
+        }
+        return true
+    }
+
     /// Bytes in the log, header included.
     var size: UInt64 { endOffset }
 
@@ -106,7 +147,7 @@ final class WriteAheadLog {
         guard try file.read(into: p, count: WriteAheadLog.headerSize, offset: 0) == WriteAheadLog.headerSize else { return .invalid }
         for (i, b) in WriteAheadLog.magic.enumerated() where p.load(fromByteOffset: i, as: UInt8.self) != b { return .invalid }
         guard load64(p, 24) == XXH64.hash(p, 24) else { return .invalid }
-        guard load32(p, 8) == WriteAheadLog.version else { return .otherVersion(load32(p, 8)) }
+        guard WriteAheadLog.readableVersions.contains(load32(p, 8)) else { return .otherVersion(load32(p, 8)) }
         guard load32(p, 12) == UInt32(PageLayout.pageSize) else { return .invalid }
         return .valid(salt: load64(p, 16))
     }

@@ -1,0 +1,287 @@
+/// Several value boxes on one database (in one process or many): the writer lock, snapshot pins, and
+/// catching up with what the others committed. The protocol (see `docs/architecture.md`):
+///
+/// - A writer takes the writer lock, catches up, appends its record, publishes (generation, salt, version,
+///   WAL end, MasterClientId) in the shared header, and releases the lock. `writerIsChangingFiles` is set
+///   while the files run ahead of what is published; a writer that finds it set (its predecessor died) rebuilds
+///   its state from the files, which are the truth, and publishes that.
+/// - A reader pins the current checkpoint generation in its slot, then brings its state up to what the header
+///   publishes: by replaying the new WAL records, or — when a checkpoint happened — by reloading from the
+///   newest meta page. A pin keeps every page of that generation and newer from being reused.
+/// - A checkpoint reuses free pages only when no live reader pins an older generation; otherwise it appends.
+extension ValueBox {
+    // MARK: Attaching
+
+    /// Opens the shared header and claims a reader slot. A read-only value box that cannot create or write the
+    /// header (read-only directory or file) goes on without one: it reads the files as they are and cannot
+    /// coordinate with writers.
+    func attachHeader() throws(BoxwoodError) {
+        let file: CoordinationFile
+        let headerPath = path + "/" + ValueBox.headerFileName
+        createdHeaderFile = fileSystem.kind(of: headerPath) == nil
+        do {
+            file = try fileSystem.openCoordinationFile(headerPath)
+        } catch {
+            if options.readOnly, case let .io(_, _, code) = error, code == EACCES || code == EROFS || code == EPERM { return }
+            throw error
+        }
+        let header = SharedHeader(file: file)
+        do {
+            readerSlot = try header.claimSlot()
+        } catch {
+            file.close()
+            throw error
+        }
+        self.header = header
+    }
+
+    /// Releases the slot and any lock, and closes the header.
+    func detachHeader() {
+        guard let header else { return }
+        if isPinned, let readerSlot { header.unpin(readerSlot) }
+        isPinned = false
+        inExplicitRead = false
+        if holdsWriterLock { header.unlockWriter() }
+        holdsWriterLock = false
+        if let readerSlot { header.releaseSlot(readerSlot) }
+        readerSlot = nil
+        header.file.close()
+        self.header = nil
+    }
+
+    // MARK: Locks and pins
+
+    func lockWriter() throws(BoxwoodError) {
+        guard let header, !holdsWriterLock else { return }
+        try header.lockWriter(timeout: options.lockTimeout)
+        holdsWriterLock = true
+    }
+
+    func unlockWriter() {
+        guard let header, holdsWriterLock else { return }
+        header.unlockWriter()
+        holdsWriterLock = false
+    }
+
+    /// Pins the current generation and catches up with the newest published commit.
+    func pinSnapshot() throws(BoxwoodError) {
+        guard let header, let readerSlot, !isPinned else { return }
+        _ = header.pin(readerSlot)
+        isPinned = true
+        do { try catchUp() } catch { unpinSnapshot(); throw error }
+    }
+
+    func unpinSnapshot() {
+        guard isPinned, let header, let readerSlot else { return }
+        header.unpin(readerSlot)
+        isPinned = false
+    }
+
+    /// Starts a read snapshot: until ``endRead()`` every read sees the state of the newest commit at this
+    /// moment, however many commits other value boxes make meanwhile. Never waits for a writer. While the
+    /// snapshot is open, checkpoints (in any process) do not reuse the pages it reads, so keep it short.
+    public func beginRead() throws(BoxwoodError) {
+        try checkUsable()
+        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
+        try pinSnapshot()
+        inExplicitRead = true
+    }
+
+    /// Ends the snapshot started by ``beginRead()`` (nothing happens without one).
+    public func endRead() {
+        guard inExplicitRead else { return }
+        inExplicitRead = false
+        unpinSnapshot()
+    }
+
+    /// True between `beginRead()` and `endRead()`.
+    public var isInReadSnapshot: Bool { inExplicitRead }
+
+    /// Starts a read call: outside a transaction or snapshot it pins one for the call. Returns whether it did
+    /// (pass that to `exitRead`).
+    @inline(__always)
+    func enterRead() throws(BoxwoodError) -> Bool {
+        if failure != nil { try recoverFromFailure() }
+        if isClosed { throw .closed }
+        if inTransaction || isPinned || header == nil { return false }
+        try pinSnapshot()
+        return true
+    }
+
+    @inline(__always)
+    func exitRead(_ pinned: Bool) {
+        if pinned { unpinSnapshot() }
+    }
+
+    // MARK: Catching up
+
+    /// Brings the in-memory state up to what the shared header publishes. The caller holds a pin or the
+    /// writer lock.
+    func catchUp() throws(BoxwoodError) {
+        guard let header else { return }
+        if header.sequence == seenHeaderSequence && !(holdsWriterLock && header.writerIsChangingFiles) { return }
+        if holdsWriterLock && header.writerIsChangingFiles {
+            // The previous writer died between changing the files and publishing: the files are the truth.
+            try reopen()
+            return
+        }
+        for _ in 0..<3 {
+            guard let (published, sequence) = header.read() else { break }
+            if published.generation == meta.generation, let wal, published.walSalt == wal.salt,
+               published.version >= lastSequence, published.walEnd >= wal.endOffset {
+                if published.version == lastSequence && published.walEnd == wal.endOffset {
+                    seenHeaderSequence = sequence
+                    return
+                }
+                if try replayPublished(upTo: published.walEnd), lastSequence == published.version {
+                    storedMasterClientId = published.masterClientId
+                    seenHeaderSequence = sequence
+                    return
+                }
+            }
+            if try loadSnapshot(published) {
+                seenHeaderSequence = sequence
+                return
+            }
+        }
+        // The header does not describe the files (stale, damaged, or left half-published by a writer that
+        // died), or checkpoints kept moving them: settle it under the writer lock from the files.
+        let locked = holdsWriterLock
+        if !locked {
+            try header.lockWriter(timeout: options.lockTimeout)
+            holdsWriterLock = true
+        }
+        defer { if !locked && failure == nil { unlockWriter() } }
+        try reopen()
+    }
+
+    /// Replays the published WAL records this state has not applied yet.
+    private func replayPublished(upTo end: UInt64) throws(BoxwoodError) -> Bool {
+        guard let wal else { return false }
+        replaying = true
+        defer { replaying = false }
+        return try wal.readPublished(upTo: end, afterSequence: lastSequence) { (sequence, count, payload) throws(BoxwoodError) in
+            try applyRecord(sequence: sequence, operationCount: count, payload: payload, file: wal.file.path)
+        }
+    }
+
+    /// Rebuilds the in-memory state from the newest meta page plus the WAL records `published` covers.
+    /// Returns false when the files moved under it (a checkpoint ran meanwhile).
+    func loadSnapshot(_ published: SharedHeader.Published) throws(BoxwoodError) -> Bool {
+        let size = try dataFile.size()
+        let chosen = try readMeta(dataFile, size: size).0
+        if chosen.generation < published.generation { return false }
+        if size < chosen.pageCount * UInt64(PageLayout.pageSize) { return false }
+        let pager = Pager(file: dataFile)
+        pager.pageCount = chosen.pageCount
+        try pager.ensureMapped(pages: chosen.pageCount)
+        self.pager = pager
+        meta = chosen
+        try loadFreelist()
+        try loadCatalog()
+        lastSequence = chosen.lastSequence
+        storedMasterClientId = chosen.masterClientId
+        if wal == nil {
+            let walPath = path + "/" + ValueBox.walFileName
+            guard fileSystem.kind(of: walPath) == .regular else { return lastSequence == published.version }
+            wal = WriteAheadLog(file: try fileSystem.open(walPath, create: false, readOnly: options.readOnly))
+        }
+        wal!.restart(salt: chosen.walSalt)
+        if chosen.generation == published.generation && chosen.walSalt == published.walSalt {
+            guard try replayPublished(upTo: published.walEnd) else { return false }
+        }
+        if lastSequence != published.version { return false }
+        storedMasterClientId = published.masterClientId
+        return true
+    }
+
+    /// Applies one WAL record to the in-memory state as a committed transaction.
+    func applyRecord(sequence: UInt64, operationCount: UInt32, payload: UnsafeRawBufferPointer, file: String) throws(BoxwoodError) {
+        beginInternal()
+        var reader = ByteReader(payload.baseAddress!, count: payload.count)
+        var applied: UInt32 = 0
+        while !reader.isAtEnd {
+            guard let operation = reader.operation() else {
+                rollBackTransaction()
+                inTransaction = false
+                throw .corrupted(file: file, page: nil, reason: "malformed operation in WAL record \(sequence)")
+            }
+            do throws(BoxwoodError) { try apply(operation) } catch {
+                rollBackTransaction()
+                inTransaction = false
+                throw error
+            }
+            applied += 1
+        }
+        guard applied == operationCount else {
+            rollBackTransaction()
+            inTransaction = false
+            throw .corrupted(file: file, page: nil, reason: "WAL record \(sequence) holds \(applied) operations, header says \(operationCount)")
+        }
+        pager.commitTransaction()
+        inTransaction = false
+        lastSequence = sequence
+    }
+
+    // MARK: Publishing
+
+    /// Publishes this state (the writer lock is held, or nothing else can be writing) and marks the files as
+    /// matching it.
+    func publishState() {
+        guard let header else { return }
+        let state = SharedHeader.Published(generation: meta.generation, walSalt: wal?.salt ?? meta.walSalt, version: lastSequence,
+                                           walEnd: wal?.endOffset ?? UInt64(WriteAheadLog.headerSize),
+                                           masterClientId: storedMasterClientId)
+        if !header.hasValidIdentity {
+            header.initialize(state)
+        } else if header.read()?.state != state {
+            header.publish(state)
+        }
+        if !options.readOnly { header.writerIsChangingFiles = false }
+        seenHeaderSequence = header.sequence
+    }
+
+    /// Checkpoints when no other value box is writing (used by `close`, which must not wait).
+    func checkpointIfWriterLockIsFree() throws(BoxwoodError) {
+        if let header, !holdsWriterLock {
+            guard try header.tryLockWriter() else { return }
+            holdsWriterLock = true
+        }
+        defer { if failure == nil { unlockWriter() } }
+        try catchUp()
+        try checkpoint()
+    }
+
+    // MARK: MasterClientId
+
+    /// The MasterClientId: the ``sessionClientId`` of the value box that last called
+    /// ``becomeMasterClient()`` (in any process), 0 when none did. No I/O.
+    public var masterClientId: Int64 { header?.masterClientId ?? storedMasterClientId }
+
+    /// True when this value box is the master client.
+    public var isMasterClient: Bool { masterClientId == sessionClientId }
+
+    /// Makes this value box the master client (Postbox's `becomeMasterClient`): records its
+    /// ``sessionClientId`` as the MasterClientId, durably, as a commit that other processes see. Inside a
+    /// transaction it becomes part of that transaction; outside, it runs one. Nothing is written when this
+    /// value box already is the master.
+    public func becomeMasterClient() throws(BoxwoodError) {
+        if inTransaction {
+            try checkWritable()
+            guard storedMasterClientId != sessionClientId else { return }
+            record.logSetMasterClientId(sessionClientId)
+            recordOperations += 1
+            storedMasterClientId = sessionClientId
+            return
+        }
+        try begin()
+        do { try becomeMasterClient() } catch { abort(); throw error }
+        try commit()
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
