@@ -33,6 +33,8 @@ let package = Package(
         // The kill-and-reopen crash test: a child executable and the workload it shares with the test.
         .target(name: "BoxwoodCrashWorkload", dependencies: ["BoxwoodStore"]),
         .executableTarget(name: "boxwood-crash-child", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
+        // The processes of the multi-process tests.
+        .executableTarget(name: "boxwood-process-child", dependencies: ["BoxwoodStore"]),
         // The benchmark harness and the system libraries of the engines it compares Boxwood with.
         .systemLibrary(
             name: "CSQLite",
@@ -53,6 +55,6 @@ let package = Package(
         ),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
-        .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child"]),
+        .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child", "boxwood-process-child"]),
     ]
 )

@@ -142,7 +142,8 @@ final class ChildProcess {
     static func locate(_ name: String) -> String? {
         let fm = FileManager.default
         var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BOXWOOD_CRASH_CHILD"], !override.isEmpty {
+        if let override = ProcessInfo.processInfo.environment["BOXWOOD_CRASH_CHILD"], !override.isEmpty,
+           URL(fileURLWithPath: override).lastPathComponent == name {
             candidates.append(URL(fileURLWithPath: override))
         }
         for bundle in [Bundle.main] + Bundle.allBundles {

@@ -1,3 +1,4 @@
+import Atomics
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -83,6 +84,8 @@ public final class ValueBox {
     @exclusivity(unchecked) var seenHeaderSequence: UInt64 = .max
     /// True when this value box created the header file (a failed open removes it again, changing nothing).
     var createdHeaderFile = false
+    /// The last version this value box committed (read by ``externalChanges(pollInterval:)``'s task).
+    let ownCommits = ManagedAtomic<UInt64>(0)
     /// `lastSequence` when the previous transaction ended.
     var versionAtLastTransaction: UInt64 = 0
 
@@ -241,6 +244,7 @@ public final class ValueBox {
         inTransaction = false
         record.reset()
         record.shrinkIfLarge()
+        ownCommits.store(sequence, ordering: .releasing)
         publishState()
         if wal!.size >= options.checkpointWALBytes
             || pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes >= options.checkpointMemoryBytes {
