@@ -23,7 +23,8 @@
 //     hold-reader <db>
 //         Opens a read snapshot, prints `PINNED <generation>`, then sleeps until killed.
 //
-// Errors go to stderr as `E <description>` with exit status 3.
+// Errors go to stderr as `E <description>` with exit status 3. BOXWOOD_CHILD_CHECKPOINT_BYTES (default 48 KiB)
+// and BOXWOOD_CHILD_DURABILITY (default normal) override the options, for throughput measurements.
 
 import BoxwoodStore
 #if canImport(Glibc)
@@ -65,6 +66,8 @@ func openBox(_ path: String) -> ValueBox {
     var options = ValueBoxOptions(durability: .normal)
     // Small thresholds: checkpoints (and readers reloading from a new meta) happen often.
     options.checkpointWALBytes = 48 << 10
+    if let bytes = getenv("BOXWOOD_CHILD_CHECKPOINT_BYTES").flatMap({ UInt64(String(cString: $0)) }) { options.checkpointWALBytes = bytes }
+    if let mode = getenv("BOXWOOD_CHILD_DURABILITY").flatMap({ Durability(rawValue: String(cString: $0)) }) { options.durability = mode }
     options.lockTimeout = 60
     do { return try ValueBox(path: path, options: options) } catch { fail("open: \(error)") }
 }
