@@ -8,12 +8,13 @@
 //         (table 2, key process << 32 | i) holding the version it committed. Checks that the versions it
 //         commits strictly increase and that its own list is intact. Prints `V <version>` per commit
 //         (buffered) and `DONE <commits>`.
-//     transfer <db> <process> <txns> <accounts> <seed>
+//     transfer <db> <process> <txns> <accounts> <seed> <stopFile>
 //         Each transaction moves a random amount between two of <accounts> balances (table 3); the sum never
-//         changes. Prints `DONE <commits>`.
-//     reader <db> <accounts> <sum> <stopFile>
-//         Until <stopFile> exists: a read snapshot that sums every balance and checks it equals <sum>; every
-//         16th snapshot stays open for 20 more scans, which must read exactly the same balances while the
+//         changes. After <txns> transactions it goes on until <stopFile> exists. Prints `DONE <commits>`.
+//     reader <db> <accounts> <sum> <snapshots> <stopFile>
+//         <snapshots> times, then creates <stopFile>: a read snapshot that sums every balance and checks it
+//         equals <sum>; every
+//         16th snapshot stays open for 40 more scans (10 ms or more), which must read exactly the same balances while the
 //         writers commit and checkpoint. Prints `DONE <snapshots> <distinct versions seen>`; exits 1 on a
 //         violation.
 //     master <db>
@@ -62,10 +63,10 @@ func buffer(_ value: Int64) -> MemoryBuffer {
     withUnsafeBytes(of: value) { MemoryBuffer(Array($0)) }
 }
 
-func openBox(_ path: String) -> ValueBox {
+func openBox(_ path: String, checkpointBytes: UInt64 = 48 << 10) -> ValueBox {
     var options = ValueBoxOptions(durability: .normal)
     // Small thresholds: checkpoints (and readers reloading from a new meta) happen often.
-    options.checkpointWALBytes = 48 << 10
+    options.checkpointWALBytes = checkpointBytes
     if let bytes = getenv("BOXWOOD_CHILD_CHECKPOINT_BYTES").flatMap({ UInt64(String(cString: $0)) }) { options.checkpointWALBytes = bytes }
     if let mode = getenv("BOXWOOD_CHILD_DURABILITY").flatMap({ Durability(rawValue: String(cString: $0)) }) { options.durability = mode }
     options.lockTimeout = 60
@@ -116,8 +117,13 @@ do {
     case "transfer":
         let txns = argument(4), accountCount = argument(5)
         var rng = SplitMix64(seed: UInt64(argument(6)))
-        let box = openBox(path)
-        for _ in 0..<txns {
+        guard arguments.count > 7 else { fail("missing stop file", status: 2) }
+        let stopFile = arguments[7]
+        // A checkpoint every ~80 transfers: a reader's long snapshot spans several of them.
+        let box = openBox(path, checkpointBytes: 8 << 10)
+        var done = 0
+        while done < txns || access(stopFile, F_OK) != 0 {
+            done += 1
             let from = ValueBoxKey(int64: Int64(rng.below(accountCount)))
             let to = ValueBoxKey(int64: Int64(rng.below(accountCount)))
             let amount = Int64(rng.below(100))
@@ -129,12 +135,12 @@ do {
             try box.commit()
         }
         try box.close()
-        emit(1, "DONE \(txns)\n")
+        emit(1, "DONE \(done)\n")
 
     case "reader":
-        let accountCount = argument(3), sum = argument(4)
-        guard arguments.count > 5 else { fail("missing stop file", status: 2) }
-        let stopFile = arguments[5]
+        let accountCount = argument(3), sum = argument(4), wanted = argument(5)
+        guard arguments.count > 6 else { fail("missing stop file", status: 2) }
+        let stopFile = arguments[6]
         let box = openBox(path)
         var snapshots = 0
         var versions = Set<UInt64>()
@@ -146,7 +152,7 @@ do {
             }
             return values
         }
-        while access(stopFile, F_OK) != 0 {
+        while snapshots < wanted {
             try box.beginRead()
             let first = try balances()
             let version = box.snapshotVersion
@@ -154,8 +160,8 @@ do {
             let total = first.reduce(0, +)
             if total != Int64(sum) { fail("snapshot at version \(version): balances sum to \(total), expected \(sum)", status: 1) }
             if snapshots % 16 == 0 {
-                for scan in 0..<20 {
-                    usleep(200)
+                for scan in 0..<40 {
+                    usleep(250)
                     let again = try balances()
                     if again != first { fail("snapshot at version \(version) changed at re-scan \(scan) (now version \(box.transactionStateVersion))", status: 1) }
                 }
@@ -165,6 +171,9 @@ do {
             versions.insert(version)
         }
         try box.close()
+        let created = open(stopFile, O_CREAT | O_WRONLY, 0o644)
+        if created < 0 { fail("cannot create \(stopFile)") }
+        close(created)
         emit(1, "DONE \(snapshots) \(versions.count)\n")
 
     case "master":

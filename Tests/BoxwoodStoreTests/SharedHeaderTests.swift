@@ -132,11 +132,23 @@ import Testing
         defer { removeItem(path) }
         let writer = try ValueBox(path: path, options: options())
         try commit(writer, 0..<50)
+        // Checkpointed first, so that the reader's snapshot lives in pages of the data file (which a later
+        // checkpoint could reuse), not only in memory replayed from the WAL.
+        try writer.checkpoint()
         let reader = try ValueBox(path: path, options: options(readOnly: true))
         try reader.beginRead()
         #expect(try reader.count(table) == 50)
+        func snapshotBytes() throws -> [UInt8] {
+            var bytes: [UInt8] = []
+            try reader.scanInt64(table) { key, value in
+                bytes += withUnsafeBytes(of: key) { Array($0) } + Array(UnsafeRawBufferPointer(start: value.memory, count: value.length))
+                return true
+            }
+            return bytes
+        }
+        let expected = try snapshotBytes()
         #expect(throws: BoxwoodError.transactionAlreadyActive) { try reader.begin() }
-        for round in 0..<5 {
+        for round in 0..<8 {
             try writer.begin()
             for i in 0..<200 {
                 try writer.set(table, key: ValueBoxKey(int64: Int64(i)), value: MemoryBuffer([UInt8](repeating: UInt8(round), count: 300)))
@@ -145,9 +157,11 @@ import Testing
             try writer.checkpoint()
             // The pinned snapshot still reads the state of its start, byte for byte.
             #expect(try reader.count(table) == 50)
+            #expect(try snapshotBytes() == expected)
             #expect(try reader.get(table, key: ValueBoxKey(int64: 10))?.length == 40)
             #expect(reader.snapshotVersion == 50)
             #expect(reader.transactionStateVersion == UInt64(51 + round))
+            #expect(try writer.statistics().checkpointGeneration > UInt64(round + 1))
         }
         reader.endRead()
         #expect(try reader.count(table) == 200)
