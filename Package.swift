@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "BoxwoodCrashWorkload", dependencies: ["BoxwoodStore"]),
         .executableTarget(name: "boxwood-crash-child", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         // The processes of the multi-process tests.
-        .executableTarget(name: "boxwood-process-child", dependencies: ["BoxwoodStore"]),
+        .executableTarget(name: "boxwood-process-child", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         // The benchmark harness and the system libraries of the engines it compares Boxwood with.
         .systemLibrary(
             name: "CSQLite",

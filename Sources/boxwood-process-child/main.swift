@@ -27,6 +27,7 @@
 // Errors go to stderr as `E <description>` with exit status 3. BOXWOOD_CHILD_CHECKPOINT_BYTES (default 48 KiB)
 // and BOXWOOD_CHILD_DURABILITY (default normal) override the options, for throughput measurements.
 
+import BoxwoodCrashWorkload
 import BoxwoodStore
 #if canImport(Glibc)
 import Glibc
@@ -38,16 +39,6 @@ let counters = ValueBoxTable(id: 1, keyType: .int64)
 let lists = ValueBoxTable(id: 2, keyType: .int64)
 let accounts = ValueBoxTable(id: 3, keyType: .int64)
 
-func emit(_ fd: Int32, _ text: String) {
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { exit(4) }
-        offset += n
-    }
-}
 
 func fail(_ message: String, status: Int32 = 3) -> Never {
     emit(2, "E \(message)\n")
