@@ -134,7 +134,6 @@ extension ValueBox {
                     return
                 }
                 if try replayPublished(upTo: published.walEnd), lastSequence == published.version {
-                    storedMasterClientId = published.masterClientId
                     seenHeaderSequence = sequence
                     return
                 }
@@ -190,9 +189,7 @@ extension ValueBox {
         if chosen.generation == published.generation && chosen.walSalt == published.walSalt {
             guard try replayPublished(upTo: published.walEnd) else { return false }
         }
-        if lastSequence != published.version { return false }
-        storedMasterClientId = published.masterClientId
-        return true
+        return lastSequence == published.version
     }
 
     /// Applies one WAL record to the in-memory state as a committed transaction.
@@ -232,11 +229,7 @@ extension ValueBox {
         let state = SharedHeader.Published(generation: meta.generation, walSalt: wal?.salt ?? meta.walSalt, version: lastSequence,
                                            walEnd: wal?.endOffset ?? UInt64(WriteAheadLog.headerSize),
                                            masterClientId: storedMasterClientId)
-        if !header.hasValidIdentity {
-            header.initialize(state)
-        } else if header.read()?.state != state {
-            header.publish(state)
-        }
+        if header.hasValidIdentity { header.publish(state) } else { header.initialize(state) }
         if !options.readOnly { header.writerIsChangingFiles = false }
         seenHeaderSequence = header.sequence
     }

@@ -79,16 +79,12 @@ extension SharedHeader {
     /// keeps it longer.
     func lockWriter(timeout: Double) throws(BoxwoodError) {
         if try file.tryLock(offset: SharedHeader.writerLockOffset, exclusive: true) { return }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let start = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let deadline = ContinuousClock.now + .seconds(timeout)
         var pause: UInt32 = 20
         while true {
             usleep(pause)
             if try file.tryLock(offset: SharedHeader.writerLockOffset, exclusive: true) { return }
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let waited = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 - start
-            if waited >= timeout { throw .lockTimeout(path: file.path, seconds: timeout) }
+            if ContinuousClock.now >= deadline { throw .lockTimeout(path: file.path, seconds: timeout) }
             pause = min(pause * 2, 2000)
         }
     }
