@@ -152,6 +152,16 @@ enum Node {
         store16(p, PageLayout.fragmentedOffset, 0)
     }
 
+    /// Makes every byte of the page that no live cell or slot uses zero: compacts away the bytes of removed
+    /// cells and clears the gap between the slots and the cells. Pages reach the disk this way, so a removed
+    /// key or value never survives in a page that is still in use, and no stale memory is written out.
+    static func clearUnusedSpace(_ p: UnsafeMutableRawPointer, leaf: Bool) {
+        if fragmented(p) > 0 { compact(p, leaf: leaf) }
+        let slotsEnd = PageLayout.headerSize + 2 * count(p)
+        let start = cellStart(p)
+        if start > slotsEnd { (p + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: start - slotsEnd) }
+    }
+
     // MARK: Validation of pages read from disk
 
     /// Structural sanity of a checksum-valid page, so that a crafted or buggy file can never make a lookup

@@ -33,7 +33,7 @@ extension ValueBox {
         }
         defer { if !locked && failure == nil { unlockWriter() } }
         if pager.liveDirtyPages == 0 && pager.pendingFree.isEmpty && lastSequence == meta.lastSequence
-            && storedMasterClientId == meta.masterClientId {
+            && storedMasterClientId == meta.masterClientId && !secureDeletePending && !hasFreeTail {
             return
         }
         do {
@@ -85,7 +85,12 @@ extension ValueBox {
         catalogRoot = try writer.flush(catalogRoot)
         pager.commitTransaction()
 
-        // 1c. The new freelist: what stays free of the old list, plus everything the old state used that
+        // 1c. Give the free tail of the file back. Only pages free in the durable meta too, and only when no
+        // reader pins an older snapshot (`reuse`): no snapshot that any value box can still read refers to
+        // them. The file is truncated once the new meta is durable (step 4b).
+        if reuse { writer.dropFreeTail() }
+
+        // 1d. The new freelist: what stays free of the old list, plus everything the old state used that
         // the new one does not (pages freed by commits, the old catalog, the old freelist pages).
         var free = reuse ? writer.remainingReusable : pager.freePages
         free.append(contentsOf: pager.pendingFree)
@@ -99,9 +104,10 @@ extension ValueBox {
         if sync { try dataFile.sync() }
 
         // 3-4. Flip the meta.
-        let newMeta = MetaPage(generation: meta.generation + 1, pageCount: writer.nextPage, catalogRoot: catalogRoot,
+        var newMeta = MetaPage(generation: meta.generation + 1, pageCount: writer.nextPage, catalogRoot: catalogRoot,
                                freelistHead: freelistHead, freeCount: UInt64(freeCount), lastSequence: lastSequence,
                                walSalt: UInt64.random(in: 1...UInt64.max), masterClientId: storedMasterClientId)
+        newMeta.scrubPending = secureDeletePending
         pendingMeta = newMeta
         try writeMeta(newMeta, sync: sync)
         pendingMeta = nil
@@ -117,8 +123,61 @@ extension ValueBox {
         try BTree.visit(pager, root: catalogRoot, page: { (ref, _, _) throws(BoxwoodError) in self.catalogPages.append(ref) }, overflow: { (_) throws(BoxwoodError) in })
         pager.modificationCount &+= 1
 
+        // 4b. Cut the file after the last page the new meta uses (pages past it are free in both metas).
+        let end = newMeta.pageCount * UInt64(PageLayout.pageSize)
+        if try dataFile.size() > end {
+            try dataFile.truncate(to: end)
+            if sync { try dataFile.sync() }
+        }
+
         // 5. Reset the WAL, and tell the other value boxes.
         try wal!.reset(salt: newMeta.walSalt, sync: sync)
+        publishState()
+
+        // 6. Secure delete: zero the free pages, which include every page a secure remove left behind.
+        if newMeta.scrubPending { try scrubFreePages() }
+    }
+
+    /// True when checkpoints can shorten the file: its last page is free in the durable meta (the next
+    /// checkpoint cuts it off), or it holds the freelist or catalog, which every checkpoint rewrites into
+    /// the lowest free pages (so the one after next can cut it off).
+    var hasFreeTail: Bool {
+        guard let largestFree = pager.freePages.first else { return false }
+        let last = meta.pageCount - 1
+        return largestFree == last || pager.freelistPages.contains(last) || catalogPages.contains(last)
+    }
+
+    /// Zeroes every free page and then writes a meta without the scrub-pending flag. Runs after a
+    /// checkpoint's meta flip, so the pages are free in the durable state; it waits (the flag stays set, in
+    /// memory and in the meta) while a reader in any process pins an older snapshot that may still read
+    /// them. The WAL needs nothing: the checkpoint just truncated it.
+    private func scrubFreePages() throws(BoxwoodError) {
+        if try header?.hasLiveReader(olderThan: meta.generation, ownSlot: readerSlot) ?? false { return }
+        header?.writerIsChangingFiles = true
+        let runPages = 64
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: runPages * PageLayout.pageSize, alignment: 4096)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: runPages * PageLayout.pageSize)
+        let pages = pager.freePages.sorted()
+        var i = 0
+        while i < pages.count {
+            var n = 1
+            while i + n < pages.count && n < runPages && pages[i + n] == pages[i] + UInt64(n) { n += 1 }
+            try dataFile.write(zeros, count: n * PageLayout.pageSize, offset: pages[i] * UInt64(PageLayout.pageSize))
+            for page in pages[i..<(i + n)] { pager.clearVerified(page) }
+            i += n
+        }
+        // The zeros are durable before a meta says the scrub is done. This runs whatever the durability
+        // mode: a secure remove asks for the bytes to be gone.
+        try dataFile.sync()
+        var scrubbed = meta!
+        scrubbed.generation += 1
+        scrubbed.scrubPending = false
+        pendingMeta = scrubbed
+        try writeMeta(scrubbed, sync: true)
+        pendingMeta = nil
+        meta = scrubbed
+        secureDeletePending = false
         publishState()
     }
 }
@@ -135,26 +194,28 @@ extension ValueBox {
 /// Allocates pages for a checkpoint and writes them, coalescing runs of consecutive pages into one write.
 final class CheckpointWriter {
     let pager: Pager
-    let file: StorageFile
+    private let output: PageRunWriter
     /// Pages free in the durable state, largest first (allocation pops the smallest).
     private(set) var remainingReusable: [UInt64]
     /// The first page number past everything allocated so far.
     private(set) var nextPage: UInt64
 
-    private let run: UnsafeMutableRawPointer
-    private let runCapacity = 256
-    private var runStart: UInt64 = 0
-    private var runCount = 0
-
     init(pager: Pager, file: StorageFile, reusable: [UInt64], firstNewPage: UInt64) {
         self.pager = pager
-        self.file = file
+        self.output = PageRunWriter(file: file)
         self.remainingReusable = reusable
         self.nextPage = firstNewPage
-        run = UnsafeMutableRawPointer.allocate(byteCount: runCapacity * PageLayout.pageSize, alignment: 4096)
     }
 
-    deinit { run.deallocate() }
+    /// Stops the file at the last page in use: drops the reusable pages that form its tail.
+    func dropFreeTail() {
+        var dropped = 0
+        while dropped < remainingReusable.count && remainingReusable[dropped] + 1 == nextPage && nextPage > 2 {
+            dropped += 1
+            nextPage -= 1
+        }
+        remainingReusable.removeFirst(dropped)
+    }
 
     func allocate() -> UInt64 {
         if let page = remainingReusable.popLast() { return page }
@@ -164,22 +225,12 @@ final class CheckpointWriter {
 
     /// Seals `page` as page number `number` and queues it for writing.
     func write(_ page: UnsafeMutableRawPointer, as number: UInt64) throws(BoxwoodError) {
-        sealPage(page, pageNumber: number)
-        if runCount > 0 && (number != runStart + UInt64(runCount) || runCount == runCapacity) { try flushRun() }
-        if runCount == 0 { runStart = number }
-        (run + runCount * PageLayout.pageSize).copyMemory(from: page, byteCount: PageLayout.pageSize)
-        runCount += 1
+        try output.write(page, as: number)
         pager.markVerified(number)
     }
 
-    private func flushRun() throws(BoxwoodError) {
-        if runCount == 0 { return }
-        try file.write(run, count: runCount * PageLayout.pageSize, offset: runStart * UInt64(PageLayout.pageSize))
-        runCount = 0
-    }
-
     /// Writes everything still queued.
-    func finish() throws(BoxwoodError) { try flushRun() }
+    func finish() throws(BoxwoodError) { try output.flush() }
 
     /// Writes the dirty pages of a tree (children first) and returns its on-disk root.
     func flush(_ ref: PageRef) throws(BoxwoodError) -> PageRef {
@@ -198,6 +249,7 @@ final class CheckpointWriter {
                 }
             }
         }
+        Node.clearUnusedSpace(p, leaf: Node.type(p) == PageType.leaf.rawValue)
         let number = allocate()
         try write(p, as: number)
         pager.releaseAfterFlush(ref)

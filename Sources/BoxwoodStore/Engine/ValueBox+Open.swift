@@ -85,6 +85,9 @@ extension ValueBox {
                                  reason: "the data file is \(size) bytes, shorter than its two meta pages, but \(evidence)")
             }
         }
+        // A compaction that did not reach its rename left its unfinished file behind; nobody else can be
+        // compacting now (this open holds the writer lock).
+        if !readOnly { try fileSystem.removeFile(path + "/" + ValueBox.compactionFileName) }
         let (chosen, other) = try readMeta(file, size: size)
         meta = chosen
         if size < chosen.pageCount * UInt64(PageLayout.pageSize) {
@@ -99,6 +102,7 @@ extension ValueBox {
         try loadCatalog()
         lastSequence = chosen.lastSequence
         storedMasterClientId = chosen.masterClientId
+        secureDeletePending = chosen.scrubPending
 
         let walExisted = fileSystem.kind(of: walPath) != nil
         wal = nil

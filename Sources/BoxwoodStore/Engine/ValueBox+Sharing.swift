@@ -167,19 +167,23 @@ extension ValueBox {
     /// Rebuilds the in-memory state from the newest meta page plus the WAL records `published` covers.
     /// Returns false when the files moved under it (a checkpoint ran meanwhile).
     func loadSnapshot(_ published: SharedHeader.Published) throws(BoxwoodError) -> Bool {
-        let size = try dataFile.size()
-        let chosen = try readMeta(dataFile, size: size).0
-        if chosen.generation < published.generation { return false }
-        if size < chosen.pageCount * UInt64(PageLayout.pageSize) { return false }
-        let pager = Pager(file: dataFile)
-        pager.pageCount = chosen.pageCount
-        try pager.ensureMapped(pages: chosen.pageCount)
-        self.pager = pager
-        meta = chosen
-        try loadFreelist()
-        try loadCatalog()
-        lastSequence = chosen.lastSequence
-        storedMasterClientId = chosen.masterClientId
+        var file: StorageFile = dataFile
+        var chosen = try readMeta(file, size: try file.size()).0
+        if chosen.generation < published.generation {
+            // A compaction may have swapped a new file in under the path: look at the file it names now.
+            let replacement = try fileSystem.open(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
+            guard let newest = try? readMeta(replacement, size: try replacement.size()).0, newest.generation >= published.generation else {
+                replacement.close()
+                return false
+            }
+            file = replacement
+            chosen = newest
+        }
+        if try file.size() < chosen.pageCount * UInt64(PageLayout.pageSize) {
+            if file !== dataFile { file.close() }
+            return false
+        }
+        try installDataFile(file, meta: chosen)
         if wal == nil {
             let walPath = path + "/" + ValueBox.walFileName
             guard fileSystem.kind(of: walPath) == .regular else { return lastSequence == published.version }

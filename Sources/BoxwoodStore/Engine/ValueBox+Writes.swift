@@ -209,6 +209,7 @@ extension ValueBox {
         }
         try removeAt(&state, path: path, index: index, keyLength: keyLength)
         tables[id] = state
+        if secure { secureDeletePending = true }
         return true
     }
 

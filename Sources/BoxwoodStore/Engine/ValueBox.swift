@@ -49,6 +49,10 @@ public final class ValueBox {
     /// MasterClientId in this state, and as of `begin()`.
     var storedMasterClientId: Int64 = 0
     var masterClientIdAtBegin: Int64 = 0
+    /// A committed secure remove (or a meta that says so) has not been scrubbed from the free pages yet
+    /// (see ``checkpoint()``), and its value as of `begin()`.
+    var secureDeletePending = false
+    var secureDeletePendingAtBegin = false
 
     @exclusivity(unchecked) var inTransaction = false
     /// The open transaction's WAL record: `WriteAheadLog.recordHeaderSize` reserved bytes, then operations.
@@ -194,6 +198,7 @@ public final class ValueBox {
         inTransaction = true
         tablesAtBegin = tables
         masterClientIdAtBegin = storedMasterClientId
+        secureDeletePendingAtBegin = secureDeletePending
         record.reset()
         record.reserve(WriteAheadLog.recordHeaderSize)
         record.append(UnsafeRawPointer(cellBuffer), WriteAheadLog.recordHeaderSize)
@@ -269,6 +274,7 @@ public final class ValueBox {
     func rollBackTransaction() {
         tables = tablesAtBegin
         storedMasterClientId = masterClientIdAtBegin
+        secureDeletePending = secureDeletePendingAtBegin
         pager.abortTransaction()
         record.reset()
     }

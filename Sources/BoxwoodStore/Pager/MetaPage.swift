@@ -14,7 +14,13 @@
 ///     88     8    lastSequence     TransactionStateVersion of the last commit included in the pages
 ///     96     8    walSalt          salt the current WAL file must carry; records seed their checksum with it
 ///     104    8    masterClientId   MasterClientId as of lastSequence (0 = none; zero in files written before it existed)
+///     112    8    flags            bit 0: scrub pending — a secure remove's old bytes may still sit in free pages
+///                                  (zero in files written before it existed)
 struct MetaPage: Equatable {
+    /// `flags` bit 0: free pages may still hold bytes of a secure remove; the next checkpoint that can
+    /// (no reader pins an older snapshot) zeroes every free page and writes a meta without the flag.
+    static let flagScrubPending: UInt64 = 1
+
     static let magic: [UInt8] = Array("BOXWOOD\0".utf8)
     static let formatVersion: UInt32 = 1
 
@@ -26,6 +32,12 @@ struct MetaPage: Equatable {
     var lastSequence: UInt64
     var walSalt: UInt64
     var masterClientId: Int64 = 0
+    var flags: UInt64 = 0
+
+    var scrubPending: Bool {
+        get { flags & MetaPage.flagScrubPending != 0 }
+        set { flags = newValue ? flags | MetaPage.flagScrubPending : flags & ~MetaPage.flagScrubPending }
+    }
 
     /// The slot (page number) this meta is written to.
     var slot: UInt64 { generation % 2 }
@@ -45,6 +57,7 @@ struct MetaPage: Equatable {
         store64(page, 88, lastSequence)
         store64(page, 96, walSalt)
         store64(page, 104, UInt64(bitPattern: masterClientId))
+        store64(page, 112, flags)
         sealPage(page, pageNumber: slot)
     }
 
@@ -76,7 +89,7 @@ struct MetaPage: Equatable {
         let meta = MetaPage(
             generation: load64(page, 48), pageCount: load64(page, 56), catalogRoot: load64(page, 64),
             freelistHead: load64(page, 72), freeCount: load64(page, 80), lastSequence: load64(page, 88),
-            walSalt: load64(page, 96), masterClientId: Int64(bitPattern: load64(page, 104)))
+            walSalt: load64(page, 96), masterClientId: Int64(bitPattern: load64(page, 104)), flags: load64(page, 112))
         if meta.generation % 2 != slot { return .damaged("generation \(meta.generation) in slot \(slot)") }
         if meta.pageCount < 2 { return .damaged("page count \(meta.pageCount)") }
         return .valid(meta)

@@ -1,0 +1,215 @@
+/// How far a ``ValueBox/compact(progress:)`` has got.
+public struct CompactionProgress: Sendable, Equatable {
+    /// Entries copied into the new file so far.
+    public var entriesCopied: Int
+    /// Entries in the database.
+    public var entriesTotal: Int
+    /// Bytes written to the new file so far.
+    public var bytesWritten: UInt64
+}
+
+/// What a compaction did.
+public struct CompactionResult: Sendable, Equatable {
+    /// Size of the data file before and after, in bytes.
+    public var bytesBefore: UInt64
+    public var bytesAfter: UInt64
+    /// Free pages before (the new file has none).
+    public var freePagesBefore: Int
+    /// Entries copied.
+    public var entries: Int
+}
+
+/// Compaction: rewrite the database into a new, minimal data file and swap it in atomically.
+///
+/// 1. Under the writer lock, checkpoint: every commit is in the pages and the WAL is empty.
+/// 2. Write `data.compact`: each table's entries in key order into packed leaves (cells copied as they are,
+///    compressed values stay compressed, overflow chains copied page by page), branch levels built bottom-up,
+///    a new catalog, no freelist; both meta slots valid (generations g and g + 1, same roots, the WAL's
+///    salt). fsync.
+/// 3. `rename(data.compact, data)`, fsync the directory. The rename is the commit point: a crash before it
+///    leaves the old file (and a stray `data.compact` that the next writer's open deletes), after it the new
+///    one; the WAL is empty and carries the salt both files expect.
+/// 4. Reopen `data` and publish generation g + 1. Readers in other value boxes keep reading the old file
+///    through their open descriptor and mapping; when they next catch up they see the newer generation,
+///    find that their file is older, and reopen `data` by path.
+///
+/// Writers wait for the writer lock meanwhile (up to their ``ValueBoxOptions/lockTimeout``).
+extension ValueBox {
+    static let compactionFileName = "data.compact"
+
+    /// Rewrites the database into a minimal file (no free pages, packed pages) and swaps it in atomically and
+    /// crash-safely while readers keep reading. Not allowed inside a transaction or read snapshot, or on a
+    /// read-only value box. `progress` is called every few thousand entries and at the end.
+    @discardableResult
+    public func compact(progress: ((CompactionProgress) -> Void)? = nil) throws(BoxwoodError) -> CompactionResult {
+        try checkUsable()
+        if options.readOnly { throw .readOnly(path: path) }
+        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
+        let locked = holdsWriterLock
+        if !locked {
+            try lockWriter()
+            do { try catchUp() } catch { unlockWriter(); throw error }
+        }
+        defer { if !locked && failure == nil { unlockWriter() } }
+        try checkpoint()
+        guard let wal, wal.endOffset == UInt64(WriteAheadLog.headerSize), wal.salt == meta.walSalt else {
+            throw .corrupted(file: path, page: nil, reason: "the WAL is not empty after a checkpoint")
+        }
+        let bytesBefore = try dataFile.size()
+        let freeBefore = pager.freePages.count
+        let temporaryPath = path + "/" + ValueBox.compactionFileName
+        try fileSystem.removeFile(temporaryPath)
+        let output = try fileSystem.open(temporaryPath, create: true, readOnly: false)
+        var newMeta: MetaPage
+        var entries = 0
+        do {
+            (newMeta, entries) = try writeCompactedFile(output, progress: progress)
+            try output.sync()
+            output.close()
+        } catch {
+            output.close()
+            try? fileSystem.removeFile(temporaryPath)
+            throw error
+        }
+        // The swap. From here on the files change under other value boxes: mark the header until it publishes.
+        header?.writerIsChangingFiles = true
+        do {
+            try fileSystem.rename(temporaryPath, to: path + "/" + ValueBox.dataFileName)
+            try fileSystem.syncDirectory(path)
+            try adoptDataFile(expecting: newMeta)
+        } catch {
+            failure = error
+            throw error
+        }
+        newMeta = meta
+        publishState()
+        return CompactionResult(bytesBefore: bytesBefore, bytesAfter: newMeta.pageCount * UInt64(PageLayout.pageSize),
+                                freePagesBefore: freeBefore, entries: entries)
+    }
+
+    /// Writes the compacted copy of the current (checkpointed) state into `output` and returns its meta.
+    private func writeCompactedFile(_ output: StorageFile, progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> (MetaPage, Int) {
+        let writer = PageRunWriter(file: output)
+        let allocator = PageAllocator(firstPage: 2)
+        let total = tables.values.reduce(0) { $0 + $1.entries }
+        var copied = 0
+        var newTables: [Int32: TableState] = [:]
+        let cell = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { cell.deallocate() }
+        for id in tables.keys.sorted() {
+            var state = tables[id]!
+            let builder = TreeBuilder(output: writer, allocator: allocator)
+            var cursor = Cursor(pager: pager, root: state.root)
+            try cursor.seekFirst()
+            while cursor.isValid {
+                let (p, off) = cursor.cell
+                let size = Node.leafCellSize(p, off)
+                cell.copyMemory(from: p + off, byteCount: size)
+                if let first = LeafValue.overflowReference(p, off) {
+                    let valueOffset = LeafValue.valueOffset(p, off) - off
+                    let stored = Int(load64(p, LeafValue.valueOffset(p, off) + 8))
+                    store64(cell, valueOffset, try copyOverflowChain(first: first, storedLength: stored, writer: writer, allocator: allocator))
+                }
+                let (key, keyLength) = cursor.key
+                try builder.add(cell: cell, size: size, key: key, keyLength: keyLength)
+                copied += 1
+                if copied % 4096 == 0 {
+                    progress?(CompactionProgress(entriesCopied: copied, entriesTotal: total, bytesWritten: writer.bytesWritten))
+                }
+                try cursor.next()
+            }
+            state.root = try builder.finish()
+            newTables[id] = state
+        }
+
+        // The catalog, built the same way.
+        let catalog = TreeBuilder(output: writer, allocator: allocator)
+        for id in newTables.keys.sorted() {
+            store16(cell, 0, 4)
+            cell.storeBytes(of: 0, toByteOffset: 2, as: UInt8.self)
+            store32(cell, 3, UInt32(Catalog.valueSize))
+            (cell + Node.leafCellHeader).storeBytes(of: Catalog.key(id), as: UInt32.self)
+            Catalog.encode(newTables[id]!, into: cell + Node.leafCellHeader + 4)
+            try catalog.add(cell: cell, size: Node.leafCellHeader + 4 + Catalog.valueSize, key: cell + Node.leafCellHeader, keyLength: 4)
+        }
+        let catalogRoot = try catalog.finish()
+        try writer.flush()
+
+        // Both meta slots: generation g + 1 (the new state) and g (the same state, so that the file never
+        // depends on a meta slot that was not written).
+        let newMeta = MetaPage(generation: meta.generation + 1, pageCount: allocator.nextPage, catalogRoot: catalogRoot,
+                               freelistHead: 0, freeCount: 0, lastSequence: lastSequence, walSalt: meta.walSalt,
+                               masterClientId: storedMasterClientId)
+        var older = newMeta
+        older.generation = meta.generation
+        for m in [older, newMeta] { try writeMeta(m, to: output) }
+        progress?(CompactionProgress(entriesCopied: copied, entriesTotal: total, bytesWritten: writer.bytesWritten + 2 * UInt64(PageLayout.pageSize)))
+        return (newMeta, copied)
+    }
+
+    /// Copies an overflow chain into consecutive new pages; returns the first.
+    private func copyOverflowChain(first: UInt64, storedLength: Int, writer: PageRunWriter, allocator: PageAllocator) throws(BoxwoodError) -> UInt64 {
+        let count = max(1, (storedLength + PageLayout.overflowPayload - 1) / PageLayout.overflowPayload)
+        let start = allocator.reserve(count)
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { page.deallocate() }
+        var source = first
+        for i in 0..<count {
+            guard source != 0 else {
+                throw .corrupted(file: dataFile.path, page: nil, reason: "overflow chain shorter than its \(storedLength)-byte value")
+            }
+            let p = try pager.diskPage(source)
+            guard Node.type(p) == PageType.overflow.rawValue else {
+                throw .corrupted(file: dataFile.path, page: source, reason: "expected an overflow page")
+            }
+            page.copyMemory(from: p, byteCount: PageLayout.pageSize)
+            source = load64(p, PageLayout.linkOffset)
+            store64(page, PageLayout.linkOffset, i + 1 < count ? start + UInt64(i + 1) : 0)
+            try writer.write(page, as: start + UInt64(i))
+        }
+        return start
+    }
+
+    private func writeMeta(_ meta: MetaPage, to file: StorageFile) throws(BoxwoodError) {
+        meta.encode(into: cellBuffer)
+        try file.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
+    }
+
+    /// Opens the data file the path names now (after a compaction swapped it in) in place of the current one,
+    /// and loads its state; the WAL stays (it is empty and carries the salt the new meta expects).
+    func adoptDataFile(expecting expected: MetaPage) throws(BoxwoodError) {
+        let file = try fileSystem.open(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
+        let chosen: MetaPage
+        do {
+            chosen = try readMeta(file, size: try file.size()).0
+        } catch {
+            file.close()
+            throw error
+        }
+        guard chosen == expected else {
+            file.close()
+            throw .corrupted(file: file.path, page: nil, reason: "the compacted file does not hold the meta that was written")
+        }
+        try installDataFile(file, meta: chosen)
+    }
+
+    /// Makes `file` (with its newest meta `chosen`) the data file of this value box and loads its trees.
+    func installDataFile(_ file: StorageFile, meta chosen: MetaPage) throws(BoxwoodError) {
+        if file !== dataFile {
+            let old = dataFile
+            pager = nil
+            dataFile = file
+            old?.close()
+        }
+        let pager = Pager(file: file)
+        pager.pageCount = chosen.pageCount
+        try pager.ensureMapped(pages: chosen.pageCount)
+        self.pager = pager
+        meta = chosen
+        try loadFreelist()
+        try loadCatalog()
+        lastSequence = chosen.lastSequence
+        storedMasterClientId = chosen.masterClientId
+        secureDeletePending = chosen.scrubPending
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import BoxwoodStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `boxwood compact DB [--json] [--lock-timeout S]`: rewrites the database into a minimal data file and swaps
+/// it in atomically (``ValueBox/compact(progress:)``). Readers in other processes keep working; writers wait.
+///
+/// Shows a progress bar on stderr when stderr is a terminal. Prints the sizes before and after (with `--json`:
+/// `{"bytes_before": N, "bytes_after": N, "free_pages_before": N, "entries": N}`). Exit 0 on success, 1 when
+/// the database cannot be opened or compacted (nothing is lost: the old file stays until the swap).
+struct Compact: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rewrite the database into a minimal file and swap it in atomically.",
+        discussion: "Readers keep working meanwhile; writers wait for the writer lock. A crash or kill leaves either the old or the new file, both complete."
+    )
+
+    @Argument(help: "The database directory.") var db: String
+    @Flag(help: "Print JSON.") var json = false
+    @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
+
+    func run() throws {
+        var info = stat()
+        guard stat(db + "/data", &info) == 0 else {
+            printError("\(db) is not a Boxwood database (no data file)")
+            throw ExitCode(ExitStatus.failure)
+        }
+        let box: ValueBox
+        do {
+            var options = ValueBoxOptions()
+            options.lockTimeout = lockTimeout
+            box = try ValueBox(path: db, options: options)
+        } catch {
+            printError(explain(error))
+            throw ExitCode(ExitStatus.failure)
+        }
+        defer { try? box.close() }
+        let bar = isatty(2) != 0 ? ProgressBar() : nil
+        let result = try engine { () throws(BoxwoodError) in
+            try box.compact { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
+        }
+        bar?.finish()
+        if json {
+            print("{\"bytes_before\": \(result.bytesBefore), \"bytes_after\": \(result.bytesAfter), \"free_pages_before\": \(result.freePagesBefore), \"entries\": \(result.entries)}")
+        } else {
+            print("compacted \(db): \(formatBytes(result.bytesBefore)) -> \(formatBytes(result.bytesAfter)) (\(result.entries) entries, \(result.freePagesBefore) free pages before)")
+        }
+    }
+}
+
+/// A one-line progress bar redrawn in place on stderr.
+final class ProgressBar {
+    private var lastPercent = -1
+
+    func show(done: Int, total: Int) {
+        let percent = total > 0 ? min(100, done * 100 / total) : 100
+        if percent == lastPercent { return }
+        lastPercent = percent
+        let width = 40
+        let filled = percent * width / 100
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        writeAll(2, "\r[\(bar)] \(percent)% \(done)/\(total) entries")
+    }
+
+    func finish() {
+        if lastPercent >= 0 { writeAll(2, "\n") }
+    }
+}
+
+/// `bytes` in the largest binary unit that keeps a number >= 1, with one decimal.
+func formatBytes(_ bytes: UInt64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+    if unit == 0 { return "\(bytes) B" }
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+}
