@@ -167,6 +167,22 @@ do {
         close(created)
         emit(1, "DONE \(snapshots) \(versions.count)\n")
 
+    case "compactor":
+        // Compacts the database again and again (a few milliseconds apart) until the stop file appears.
+        guard arguments.count > 3 else { fail("missing stop file", status: 2) }
+        let stopFile = arguments[3]
+        let box = openBox(path)
+        var compactions = 0
+        while access(stopFile, F_OK) != 0 {
+            let result = try box.compact()
+            if result.bytesAfter > result.bytesBefore { fail("compaction grew the file: \(result)") }
+            compactions += 1
+            usleep(5_000)
+        }
+        if try !box.check().isOK { fail("check failed after \(compactions) compactions") }
+        try box.close()
+        emit(1, "DONE \(compactions)\n")
+
     case "master":
         let box = openBox(path)
         try box.becomeMasterClient()

@@ -64,8 +64,11 @@ import Testing
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    @Test func readerSeesAConstantSumWhileWritersTransferAndCheckpoint() throws {
-        let (child, directory) = try setUp("transfer")
+    /// With `compacting`, a fifth process compacts the database over and over meanwhile: the reader's
+    /// snapshots span file swaps, and the writers' commits land in whichever file is current.
+    @Test(arguments: [false, true])
+    func readerSeesAConstantSumWhileWritersTransferAndCheckpoint(compacting: Bool) throws {
+        let (child, directory) = try setUp(compacting ? "transfer-compact" : "transfer")
         let db = directory + "/db"
         let accounts = 50, balance: Int64 = 1_000
         do {
@@ -86,9 +89,18 @@ import Testing
             try ChildProcess(executable: child, arguments: ["transfer", db, "\(p)", "\(transactions)", "\(accounts)", "\(seed &+ UInt64(p))", stop],
                              stderrPath: directory + "/transfer-\(p).err")
         }
+        let compactor = compacting
+            ? try ChildProcess(executable: child, arguments: ["compactor", db, stop], stderrPath: directory + "/compactor.err") : nil
         let lines = reader.remainingLines()
         #expect(reader.wait() == .exited(0), "reader: \(errors(directory + "/reader.err"))")
         if !FileManager.default.fileExists(atPath: stop) { _ = FileManager.default.createFile(atPath: stop, contents: nil) }
+        if let compactor {
+            let lines = compactor.remainingLines()
+            #expect(compactor.wait() == .exited(0), "compactor: \(errors(directory + "/compactor.err"))")
+            let count = lines.last.flatMap { $0.hasPrefix("DONE ") ? Int($0.dropFirst(5)) : nil } ?? 0
+            print("compactor: \(count) compactions while the others ran")
+            #expect(count >= 3, "\(lines)")
+        }
         var committed = 0
         for (p, writer) in writers.enumerated() {
             let lines = writer.remainingLines()
@@ -177,6 +189,55 @@ import Testing
         for r in 12..<30 { try round(r) }
         #expect(try box.statistics().pagesTotal == settled, "pages grew from \(settled) after the reader died")
         #expect(try box.check().problems == [])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A compacting process SIGKILLed at random moments (before, while writing `data.compact`, around the
+    /// rename): the database opens with every entry, checks clean, and the unfinished file is removed.
+    @Test func aCompactionKilledAtAnyMomentLeavesACompleteDatabase() throws {
+        let (child, directory) = try setUp("killed-compactor")
+        let db = directory + "/db"
+        var rng = SplitMix64(seed: seed)
+        var expected: [Int64: Int64] = [:]
+        do {
+            let box = try ValueBox(path: db)
+            try box.begin()
+            for k in 0..<20_000 {
+                try box.set(listTable, key: ValueBoxKey(int64: Int64(k)), value: int64Buffer(Int64(k) * 3))
+                expected[Int64(k)] = Int64(k) * 3
+            }
+            try box.commit()
+            try box.close()
+        }
+        let rounds = 12
+        var interrupted = 0
+        for round in 0..<rounds {
+            // Churn between rounds so that every compaction has free pages to drop and entries to move.
+            let box = try ValueBox(path: db)
+            try box.begin()
+            for _ in 0..<2_000 {
+                let k = Int64(rng.below(20_000))
+                let v = Int64(rng.below(1 << 30))
+                try box.set(listTable, key: ValueBoxKey(int64: k), value: int64Buffer(v))
+                expected[k] = v
+            }
+            try box.commit()
+            try box.close()
+            let compactor = try ChildProcess(executable: child, arguments: ["compactor", db, directory + "/never"],
+                                             stderrPath: directory + "/compactor-\(round).err")
+            usleep(UInt32(5_000 + rng.below(150_000)))
+            compactor.sigkill()
+            #expect(compactor.wait() == .signaled(SIGKILL), "\(errors(directory + "/compactor-\(round).err"))")
+            if FileManager.default.fileExists(atPath: db + "/data.compact") { interrupted += 1 }
+            let reopened = try ValueBox(path: db)
+            var stored: [Int64: Int64] = [:]
+            try reopened.scanInt64(listTable) { key, value in stored[key] = value.memory.loadUnaligned(as: Int64.self); return true }
+            #expect(stored == expected, "round \(round)")
+            #expect(try reopened.check().problems == [], "round \(round)")
+            #expect(!FileManager.default.fileExists(atPath: db + "/data.compact"), "round \(round)")
+            try reopened.close()
+        }
+        print("compactor killed \(rounds) times, \(interrupted) of them with data.compact half-written")
         try? FileManager.default.removeItem(atPath: directory)
     }
 
