@@ -266,6 +266,40 @@ import Testing
         try box.commit()
     }
 
+    @Test func compactShrinksTheFileAndKeepsTheDump() throws {
+        let dir = try TempDir()
+        let db = dir.path("db")
+        let box = try ValueBox(path: db)
+        let table = ValueBoxTable(id: 3, keyType: .int64)
+        try box.begin()
+        for k in 0..<5_000 { try box.set(table, key: ValueBoxKey(int64: Int64(k)), value: MemoryBuffer([UInt8](repeating: UInt8(k & 0x7F), count: 150))) }
+        try box.commit()
+        try box.checkpoint()
+        try box.begin()
+        for k in stride(from: 0, to: 5_000, by: 2) { try box.remove(table, key: ValueBoxKey(int64: Int64(k))) }
+        try box.commit()
+        try box.close()
+        let before = try CLI.run(["dump", db])
+        let compact = try CLI.run(["compact", db, "--json"])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        let json = try JSONSerialization.jsonObject(with: compact.stdout) as? [String: Any]
+        let bytesBefore = (json?["bytes_before"] as? NSNumber)?.intValue ?? 0
+        let bytesAfter = (json?["bytes_after"] as? NSNumber)?.intValue ?? 0
+        #expect(bytesAfter > 0 && bytesAfter < bytesBefore, "\(compact.output)")
+        #expect((json?["entries"] as? NSNumber)?.intValue == 2_500)
+        let size = (try FileManager.default.attributesOfItem(atPath: db + "/data")[.size] as? NSNumber)?.intValue
+        #expect(size == bytesAfter)
+        #expect(try CLI.run(["dump", db]).stdout == before.stdout)
+        #expect(try CLI.run(["check", db]).status == 0)
+        let text = try CLI.run(["compact", db])
+        #expect(text.status == 0)
+        #expect(text.output.hasPrefix("compacted \(db): "), "\(text.output)")
+        let missing = try CLI.run(["compact", dir.path("nothing-here")])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("not a Boxwood database"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("nothing-here")))
+    }
+
     @Test func usageErrorsExitWith2() throws {
         let dir = try TempDir()
         for args in [["load"], ["load", dir.path("db"), "--batch", "0"], ["load", dir.path("db"), "--durability", "sometimes"],
