@@ -173,19 +173,21 @@ func expectContents(_ box: ValueBox, _ model: ContentModel, _ context: String = 
                 disk.schedulePowerCut(afterOperations: point)
                 do {
                     try box.compact()
-                    completed = true
+                    completed = true   // every cut point was tried; the power now goes off after it returned
                 } catch {
                     #expect(disk.isPoweredOff, "cut point \(point): \(error)")
                 }
-                if completed { break }
-                let context = "seed \(seed), cut point \(point), fate \(fate)"
+                let context = "seed \(seed), cut point \(point), fate \(fate)\(completed ? " (after compact returned)" : "")"
                 let rebooted = disk.reboot()
                 let reopened = try ValueBox(path: "/db", fileSystem: rebooted)
-                if reopened.meta.generation > generation && reopened.pager.freePages.isEmpty { newFileSeen += 1 } else { oldFileSeen += 1 }
+                let onNewFile = reopened.meta.generation > generation && reopened.pager.freePages.isEmpty
+                if onNewFile { newFileSeen += 1 } else { oldFileSeen += 1 }
+                if completed { #expect(onNewFile, "\(context): a completed compaction is durable") }
                 try expectContents(reopened, model, context)
                 #expect(try reopened.check().problems == [], "\(context)")
                 #expect(rebooted.kind(of: "/db/" + ValueBox.compactionFileName) == nil, "\(context)")
                 try reopened.close()
+                if completed { break }
             }
             point += 1
         }
