@@ -55,6 +55,7 @@ final class Bench {
         switch workload {
         case .randomSets: return [try randomSets(engine)]
         case .randomRemoves: return [try randomRemoves(engine)]
+        case .compact: return [try compaction(engine)]
         case .postbox: return [try postboxTransactions(engine)]
         case .reopen: return [try uncleanReopen(engine)]
         default: return try runOnAny(workload, engine)
@@ -69,7 +70,7 @@ final class Bench {
         case .scan: return [try scans(engine)]
         case .singleNormal, .singleFull: return [try singleOperations(engine, workload)]
         case .value100, .value4K, .value64K: return try valueSizes(engine, workload)
-        case .randomSets, .randomRemoves, .postbox, .reopen: return []
+        case .randomSets, .randomRemoves, .compact, .postbox, .reopen: return []
         }
     }
 
@@ -216,6 +217,20 @@ final class Bench {
         let bytes = diskUsage(table.directory)
         try verify(E.self, table, after: .randomRemoves, checkScans: true)
         return Measurement(row: WorkloadID.randomRemoves.rawValue, engine: E.kind, ops: victims.count, seconds: seconds,
+                           bytesOnDisk: bytes, rawBytes: rawBytes(table))
+    }
+
+    /// Compacts the database the set and remove workloads churned; the size after it is the row's size.
+    private func compaction<E: DatabaseEngine>(_: E.Type) throws(BenchError) -> Measurement {
+        let table = try mainTable(E.self)
+        let live = table.versions.reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
+        let engine = try E(directory: table.directory, durability: .normal)
+        let watch = Stopwatch()
+        try engine.compactAndClose()
+        let seconds = watch.seconds
+        let bytes = diskUsage(table.directory)
+        try verify(E.self, table, after: .compact, checkScans: true)
+        return Measurement(row: WorkloadID.compact.rawValue, engine: E.kind, ops: live, seconds: seconds,
                            bytesOnDisk: bytes, rawBytes: rawBytes(table))
     }
 

@@ -55,6 +55,13 @@ final class BoxwoodEngine: DatabaseEngine {
         do { return try box.withValue(self.table(table), key: self.key(key), body) } catch { throw .boxwood(error) }
     }
 
+    func compactAndClose() throws(BenchError) {
+        do {
+            try box.compact()
+            try box.close()
+        } catch { throw .boxwood(error) }
+    }
+
     func remove(_ table: Int32, key: UnsafeRawBufferPointer) throws(BenchError) {
         do { try box.remove(self.table(table), key: self.key(key)) } catch { throw .boxwood(error) }
     }

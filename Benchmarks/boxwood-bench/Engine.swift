@@ -50,6 +50,8 @@ protocol DatabaseEngine: BenchEngine {
     static var logFileName: String? { get }
     /// Deletes a key if present.
     func remove(_ table: Int32, key: UnsafeRawBufferPointer) throws(BenchError)
+    /// Rewrites the store into its minimal form (outside a batch). The store is closed afterwards.
+    func compactAndClose() throws(BenchError)
 }
 
 /// How each engine's durability is set for each Boxwood durability, as printed in the output header.

@@ -68,6 +68,20 @@ final class LMDBEngine: DatabaseEngine {
         if durability == .normal { try sync() }
     }
 
+    /// LMDB compacts by copying (`mdb_env_copy2` with `MDB_CP_COMPACT`) into a new file; here the copy is
+    /// then renamed over `data.mdb`, as an application would swap it in.
+    func compactAndClose() throws(BenchError) {
+        let copy = directory + ".compact"
+        try makeDirectory(copy)
+        let result = mdb_env_copy2(env, copy, UInt32(MDB_CP_COMPACT))
+        guard result == MDB_SUCCESS else { throw .lmdb(operation: "mdb_env_copy2", code: result) }
+        try close()
+        guard rename(copy + "/data.mdb", directory + "/data.mdb") == 0 else {
+            throw .io(operation: "rename", path: copy + "/data.mdb", errno: errno)
+        }
+        rmdir(copy)
+    }
+
     func beginBatch() throws(BenchError) {
         var handle: OpaquePointer?
         let result = mdb_txn_begin(env, nil, 0, &handle)

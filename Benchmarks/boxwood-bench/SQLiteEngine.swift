@@ -82,6 +82,13 @@ final class SQLiteEngine: DatabaseEngine {
         guard result == SQLITE_OK else { throw .sqlite(operation: "close", message: String(cString: sqlite3_errstr(result))) }
     }
 
+    /// What Postbox's `optimizeStorage` runs: VACUUM, then a WAL checkpoint that truncates the log.
+    func compactAndClose() throws(BenchError) {
+        try execute("VACUUM")
+        try execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try close()
+    }
+
     func beginBatch() throws(BenchError) {
         try run(beginStatement, "BEGIN IMMEDIATE")
     }

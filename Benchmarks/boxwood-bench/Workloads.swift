@@ -6,6 +6,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
     case scan = "scan-100"
     case randomSets = "txn-1000-set"
     case randomRemoves = "txn-1000-remove"
+    case compact = "compact"
     case singleNormal = "single-normal"
     case singleFull = "single-full"
     case postbox = "postbox-txn"
@@ -18,11 +19,12 @@ enum WorkloadID: String, CaseIterable, Sendable {
     var summary: String {
         switch self {
         case .loadSorted: return "put every key in ascending key order into a fresh database, 10,000 puts per transaction"
-        case .loadRandom: return "the same in random order; the result is the database the next six workloads use"
+        case .loadRandom: return "the same in random order; the result is the database the next seven workloads use"
         case .getRandom: return "random point reads (1,000 per read transaction) after a warm-up scan"
         case .scan: return "range scans of the 100 entries after random existing keys, 10 per read transaction (ops = scans)"
         case .randomSets: return "overwrites of random existing keys, 1,000 per transaction"
         case .randomRemoves: return "removes of distinct random keys, 1,000 per transaction"
+        case .compact: return "rewrite the churned database into a minimal file (boxwood compact, SQLite VACUUM + wal_checkpoint(TRUNCATE), LMDB mdb_env_copy2 MDB_CP_COMPACT swapped in); ops = live entries"
         case .singleNormal: return "one overwrite per transaction, durability normal"
         case .singleFull: return "one overwrite per transaction, durability full"
         case .postbox: return "a message arriving in a chat: read state get, history and tag index inserts, chat list move, read state put (ops = transactions)"
