@@ -26,11 +26,13 @@ public final class PostboxDecoder {
     let reader: EncodedBytesReader
     let start: Int
     let end: Int
-    var cursor: Int
+    /// Where the next lookup starts. The lookup state opts out of dynamic exclusivity checks: it is only
+    /// read and written by `lookup`, in accesses that never overlap.
+    @exclusivity(unchecked) var cursor: Int
     /// The previous hit, checked first: Codable's `decodeIfPresent` looks the same key up two or three times.
-    var lastHitKeyStart = 0
-    var lastHitKeyLength = -1
-    var lastHitValue = FieldValue(type: .null, payload: 0)
+    @exclusivity(unchecked) var lastHitKeyStart = 0
+    @exclusivity(unchecked) var lastHitKeyLength = -1
+    @exclusivity(unchecked) var lastHitValue = FieldValue(type: .null, payload: 0)
 
     init(owner: AnyObject?, reader: EncodedBytesReader, range: Range<Int>) {
         self.owner = owner

@@ -46,7 +46,7 @@ final class AdaptedPostboxEncoder: Encoder {
 
     /// Encodes any `Encodable` value into a node.
     static func node<T: Encodable>(for value: T, codingPath: [any CodingKey]) throws -> CodableNode {
-        if let data = value as? Data { return .bytes([UInt8](data)) }
+        if T.self == Data.self, let data = value as? Data { return .bytes([UInt8](data)) }
         let encoder = AdaptedPostboxEncoder(codingPath: codingPath)
         try value.encode(to: encoder)
         return encoder.result
