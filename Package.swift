@@ -55,6 +55,7 @@ let package = Package(
         ),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
+        .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child", "boxwood-process-child"]),
     ]
 )

@@ -1,0 +1,73 @@
+/// Why a buffer could not be decoded. Decoding never traps and never reads outside the buffer: a truncated,
+/// bit-flipped or otherwise malformed encoding ends in one of these.
+public enum PostboxDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A length, count or fixed-size value runs past the end of the enclosing object or buffer.
+    case truncated(offset: Int, needed: Int, available: Int)
+    /// A type tag byte that no version of the format defines.
+    case unknownFieldType(tag: UInt8, offset: Int)
+    /// A length or count that is negative or cannot fit in the bytes that remain.
+    case invalidLength(Int64, offset: Int)
+    /// A field key length that is not a valid varint or runs past the end.
+    case invalidKeyLength(offset: Int)
+    /// A Bool payload other than 0 or 1.
+    case invalidBool(UInt8, offset: Int)
+    /// Objects and arrays are nested deeper than ``PostboxDecoder/maximumNestingDepth``.
+    case nestingTooDeep(limit: Int)
+    /// An object's type hash is not registered with `declareEncodable`.
+    case unknownType(hash: Int32, key: String)
+    /// A registered type decoded to a value that is not the requested type.
+    case unexpectedType(key: String, expected: String, found: String)
+    /// A required field is absent (or stored as `null`).
+    case missingField(key: String)
+    /// A required field is stored with another type tag.
+    case typeMismatch(key: String, expected: PostboxFieldType, found: PostboxFieldType)
+    /// A field holds a value the type cannot represent (for example an out-of-range enum raw value).
+    case invalidValue(key: String, reason: String)
+    /// The root field `"_"` is missing from a root-encoded buffer.
+    case missingRootObject
+    /// A `Decodable` value could not be decoded through the Codable bridge.
+    case codable(String)
+
+    public var description: String {
+        switch self {
+        case let .truncated(offset, needed, available):
+            return "truncated encoding at offset \(offset): needs \(needed) bytes, \(available) left"
+        case let .unknownFieldType(tag, offset):
+            return "unknown field type tag \(tag) at offset \(offset)"
+        case let .invalidLength(length, offset):
+            return "invalid length or count \(length) at offset \(offset)"
+        case let .invalidKeyLength(offset):
+            return "invalid field key length at offset \(offset)"
+        case let .invalidBool(byte, offset):
+            return "invalid bool byte \(byte) at offset \(offset)"
+        case let .nestingTooDeep(limit):
+            return "objects nested deeper than \(limit) levels"
+        case let .unknownType(hash, key):
+            return "field \"\(key)\": type hash \(hash) is not registered (declareEncodable)"
+        case let .unexpectedType(key, expected, found):
+            return "field \"\(key)\": expected \(expected), decoded \(found)"
+        case let .missingField(key):
+            return "required field \"\(key)\" is missing"
+        case let .typeMismatch(key, expected, found):
+            return "field \"\(key)\": expected \(expected), found \(found)"
+        case let .invalidValue(key, reason):
+            return "field \"\(key)\": \(reason)"
+        case .missingRootObject:
+            return "no root object (field \"_\")"
+        case let .codable(reason):
+            return "Codable decoding failed: \(reason)"
+        }
+    }
+}
+
+/// Why a value could not be encoded. Only the `Codable` bridge can fail: `Encodable.encode(to:)` may throw.
+public enum PostboxEncodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An `Encodable` value could not be encoded through the Codable bridge.
+    case codable(String)
+
+    public var description: String {
+        switch self {
+        case let .codable(reason): return "Codable encoding failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// Identifies a message: its peer, a namespace (cloud, local, scheduled… — the app defines them) and the id
+/// within that namespace.
+public struct MessageId: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// A message namespace number.
+    public typealias Namespace = Int32
+    /// A message id within its peer and namespace.
+    public typealias Id = Int32
+
+    /// The chat the message belongs to.
+    public let peerId: PeerId
+    /// The message namespace.
+    public let namespace: Namespace
+    /// The id within the peer and namespace.
+    public let id: Id
+
+    public init(peerId: PeerId, namespace: Namespace, id: Id) {
+        self.peerId = peerId
+        self.namespace = namespace
+        self.id = id
+    }
+
+    /// Orders by namespace, then id, then peer (Postbox's order).
+    public static func < (lhs: MessageId, rhs: MessageId) -> Bool {
+        if lhs.namespace != rhs.namespace { return lhs.namespace < rhs.namespace }
+        if lhs.id != rhs.id { return lhs.id < rhs.id }
+        return lhs.peerId < rhs.peerId
+    }
+
+    public var description: String { "\(peerId):\(namespace)_\(id)" }
+}
+
+extension MessageId: PostboxCoding {
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        peerId = PeerId(try decoder.decodeInt64(forKey: "p"))
+        namespace = try decoder.decodeInt32(forKey: "n")
+        id = try decoder.decodeInt32(forKey: "i")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt64(peerId.toInt64(), forKey: "p")
+        encoder.encodeInt32(namespace, forKey: "n")
+        encoder.encodeInt32(id, forKey: "i")
+    }
+}
