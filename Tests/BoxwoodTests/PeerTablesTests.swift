@@ -201,7 +201,7 @@ import Testing
         try withHarness("chatstate") { h in
             let state = try CodableEntry(TestChannelState(pts: 1500, invalidatedPts: nil))
             try h.transaction { () throws in
-                h.chatStates.set(p1, state: state)
+                try h.chatStates.set(p1, state: state)
                 #expect(try h.chatStates.get(p1) == state)
                 #expect(try h.chatStates.get(p2) == nil)
                 #expect(try h.raw(PeerChatStateTable.descriptor, .peerId(p1)) == nil)
@@ -211,12 +211,12 @@ import Testing
             #expect(try h.raw(PeerChatStateTable.descriptor, .peerId(p1)) == state.data)
             h.resetChanges()
             #expect(h.chatStates.updatedPeerIds.isEmpty)
-            try h.abortedTransaction { h.chatStates.set(p2, state: state) }
+            try h.abortedTransaction { try h.chatStates.set(p2, state: state) }
             try h.reopen()
             try h.transaction { () throws in
                 #expect(try h.chatStates.get(p1)?.get(TestChannelState.self) == TestChannelState(pts: 1500, invalidatedPts: nil))
                 #expect(try h.chatStates.get(p2) == nil)
-                h.chatStates.set(p1, state: nil)
+                try h.chatStates.set(p1, state: nil)
             }
             try h.reopen()
             try h.transaction { () throws in #expect(try h.chatStates.get(p1) == nil) }
@@ -227,9 +227,9 @@ import Testing
         try withHarness("peerdata") { h in
             let data = TestCachedData(about: "about", pinnedMessageId: MessageId(peerId: p1, namespace: 0, id: 9), memberIds: [p2])
             try h.transaction { () throws in
-                h.cachedData.set(p1, data: data)
-                h.presences.set(p1, presence: TestPresence(lastSeen: 100))
-                h.presences.set(p1, presence: TestPresence(lastSeen: 101))
+                try h.cachedData.set(p1, data: data)
+                try h.presences.set(p1, presence: TestPresence(lastSeen: 100))
+                try h.presences.set(p1, presence: TestPresence(lastSeen: 101))
                 try h.notificationSettings.set(p1, settings: TestNotificationSettings(muteUntil: 5))
                 #expect(try h.cachedData.get(p1) as? TestCachedData == data)
                 #expect(try h.presences.get(p1) as? TestPresence == TestPresence(lastSeen: 101))
@@ -255,8 +255,8 @@ import Testing
             }
             h.resetChanges()
             try h.abortedTransaction { () throws in
-                h.cachedData.set(p2, data: data)
-                h.presences.set(p1, presence: TestPresence(lastSeen: 999))
+                try h.cachedData.set(p2, data: data)
+                try h.presences.set(p1, presence: TestPresence(lastSeen: 999))
                 try h.notificationSettings.set(p2, settings: TestNotificationSettings(muteUntil: 1))
             }
             try h.reopen()
@@ -270,29 +270,36 @@ import Testing
         }
     }
 
+    /// With caches, another value box's commits are seen once the caches are cleared; with `useCaches: false`
+    /// nothing outlives the flush, so they are seen at once.
     @Test func externalCommitsAreSeenAfterClearingCaches() throws {
         for useCaches in [true, false] {
             try withHarness("peerdata-ext", useCaches: useCaches) { h in
                 h.clearsCachesOnExternalCommits = false
                 try h.transaction { () throws in
-                    h.presences.set(p1, presence: TestPresence(lastSeen: 1))
-                    h.cachedData.set(p1, data: TestCachedData(about: "a", pinnedMessageId: nil, memberIds: []))
+                    try h.presences.set(p1, presence: TestPresence(lastSeen: 1))
+                    try h.cachedData.set(p1, data: TestCachedData(about: "a", pinnedMessageId: nil, memberIds: []))
                     try h.notificationSettings.set(p1, settings: TestNotificationSettings(muteUntil: 1))
-                    h.chatStates.set(p1, state: try CodableEntry(TestChannelState(pts: 1, invalidatedPts: nil)))
+                    try h.chatStates.set(p1, state: try CodableEntry(TestChannelState(pts: 1, invalidatedPts: nil)))
+                    try h.contacts.replace([p1])
+                    try h.preferences.set(ValueBoxKey("k"), entry: TestPreferences(autoDownload: true, limits: [1]))
                     #expect(try h.presences.get(p2) == nil)
                 }
                 let other = try TableHarness(path: h.path)
                 defer { other.close() }
                 try other.transaction { () throws in
-                    other.presences.set(p1, presence: TestPresence(lastSeen: 2))
-                    other.presences.set(p2, presence: TestPresence(lastSeen: 3))
-                    other.cachedData.set(p1, data: TestCachedData(about: "b", pinnedMessageId: nil, memberIds: []))
+                    try other.presences.set(p1, presence: TestPresence(lastSeen: 2))
+                    try other.presences.set(p2, presence: TestPresence(lastSeen: 3))
+                    try other.cachedData.set(p1, data: TestCachedData(about: "b", pinnedMessageId: nil, memberIds: []))
                     try other.notificationSettings.set(p1, settings: TestNotificationSettings(muteUntil: 2))
-                    other.chatStates.set(p1, state: try CodableEntry(TestChannelState(pts: 2, invalidatedPts: 1)))
+                    try other.chatStates.set(p1, state: try CodableEntry(TestChannelState(pts: 2, invalidatedPts: 1)))
+                    try other.contacts.replace([p2])
+                    try other.preferences.set(ValueBoxKey("k"), entry: TestPreferences(autoDownload: false, limits: [2]))
                 }
                 try h.transaction { () throws in
                     if useCaches {
                         #expect(try h.presences.get(p1) as? TestPresence == TestPresence(lastSeen: 1))
+                        #expect(try h.contacts.get() == [p1])
                         h.clearMemoryCaches()
                     }
                     #expect(try h.presences.get(p1) as? TestPresence == TestPresence(lastSeen: 2))
@@ -300,6 +307,8 @@ import Testing
                     #expect(try (h.cachedData.get(p1) as? TestCachedData)?.about == "b")
                     #expect(try h.notificationSettings.get(p1) as? TestNotificationSettings == TestNotificationSettings(muteUntil: 2))
                     #expect(try h.chatStates.get(p1)?.get(TestChannelState.self) == TestChannelState(pts: 2, invalidatedPts: 1))
+                    #expect(try h.contacts.get() == [p2])
+                    #expect(try h.preferences.get(ValueBoxKey("k")) as? TestPreferences == TestPreferences(autoDownload: false, limits: [2]))
                 }
             }
         }

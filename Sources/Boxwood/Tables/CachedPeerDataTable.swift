@@ -29,7 +29,7 @@ final class CachedPeerDataTable: Table {
         return data
     }
 
-    func set(_ id: PeerId, data: any CachedPeerData) {
+    func set(_ id: PeerId, data: any CachedPeerData) throws {
         cache.set(id, data)
         updatedCachedPeerData[id] = data
     }

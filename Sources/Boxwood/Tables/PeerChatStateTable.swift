@@ -30,7 +30,7 @@ final class PeerChatStateTable: Table {
     }
 
     /// Stores (or with nil removes) the chat state of `id` (written at the end of the transaction).
-    func set(_ id: PeerId, state: CodableEntry?) {
+    func set(_ id: PeerId, state: CodableEntry?) throws {
         cache.set(id, state)
         updatedPeerIds.insert(id)
     }

@@ -29,7 +29,7 @@ final class PeerPresenceTable: Table {
         return presence
     }
 
-    func set(_ id: PeerId, presence: any PeerPresence) {
+    func set(_ id: PeerId, presence: any PeerPresence) throws {
         cache.set(id, presence)
         updatedPresences[id] = presence
     }
