@@ -1,0 +1,163 @@
+/// Helpers shared by the Postbox-layer tables: key builders, bounds-checked raw integers, root-object values,
+/// and the write-back cache.
+
+// MARK: Keys
+
+extension ValueBoxKey {
+    /// The key of a peer in an `int64` table.
+    @inline(__always) static func peerId(_ id: PeerId) -> ValueBoxKey {
+        ValueBoxKey(int64: id.toInt64())
+    }
+
+    /// `self` followed by `count` 0xFF bytes: with `count` longer than any suffix the table uses, an exclusive
+    /// upper bound for every key that starts with `self` (the successor of a prefix can wrap around).
+    func paddedWithFF(_ count: Int) -> ValueBoxKey {
+        var result = ValueBoxKey(length: length + count)
+        withUnsafeBytes { result.setBytes(0, $0) }
+        for i in 0..<count { result.setUInt8(length + i, value: 0xFF) }
+        return result
+    }
+}
+
+// MARK: Raw values
+
+/// Little-endian integers inside table values, read with bounds checks (a short or damaged value throws
+/// ``PostboxDecodingError/truncated(offset:needed:available:)``; nothing traps).
+enum RawValue {
+    static func uint8(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(PostboxDecodingError) -> UInt8 {
+        try check(bytes, offset, 1)
+        return bytes[offset]
+    }
+
+    static func int32(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(PostboxDecodingError) -> Int32 {
+        try check(bytes, offset, 4)
+        return Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+    }
+
+    static func int64(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(PostboxDecodingError) -> Int64 {
+        try check(bytes, offset, 8)
+        return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+    }
+
+    @inline(__always) static func check(_ bytes: UnsafeRawBufferPointer, _ offset: Int, _ needed: Int) throws(PostboxDecodingError) {
+        if offset < 0 || offset + needed > bytes.count {
+            throw .truncated(offset: offset, needed: needed, available: max(0, bytes.count - offset))
+        }
+    }
+
+    /// A value that is exactly one little-endian Int32.
+    static func exactInt32(_ bytes: UnsafeRawBufferPointer) throws(PostboxDecodingError) -> Int32 {
+        guard bytes.count == 4 else { throw .invalidLength(Int64(bytes.count), offset: 0) }
+        return try int32(bytes, at: 0)
+    }
+
+    /// A value that is exactly one little-endian Int64.
+    static func exactInt64(_ bytes: UnsafeRawBufferPointer) throws(PostboxDecodingError) -> Int64 {
+        guard bytes.count == 8 else { throw .invalidLength(Int64(bytes.count), offset: 0) }
+        return try int64(bytes, at: 0)
+    }
+}
+
+extension ValueBox {
+    /// Decodes the value of `key` with `decode` straight from the stored bytes (no copy); nil when absent.
+    func decodeValue<T>(_ table: ValueBoxTable, key: ValueBoxKey,
+                        _ decode: (UnsafeRawBufferPointer) throws(PostboxDecodingError) -> T) throws -> T? {
+        let result: Result<T, PostboxDecodingError>? = try withValue(table, key: key) { bytes in
+            do throws(PostboxDecodingError) {
+                return .success(try decode(bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result?.get()
+    }
+
+    /// Stores `value` as 4 little-endian bytes.
+    func setInt32(_ table: ValueBoxTable, key: ValueBoxKey, _ value: Int32) throws {
+        var le = value.littleEndian
+        try withUnsafeBytes(of: &le) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+    }
+
+    /// Stores `value` as 8 little-endian bytes.
+    func setInt64(_ table: ValueBoxTable, key: ValueBoxKey, _ value: Int64) throws {
+        var le = value.littleEndian
+        try withUnsafeBytes(of: &le) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+    }
+
+    /// Stores the root encoding of `object` (field `"_"`), using `encoder` as scratch space.
+    func setRootObject(_ table: ValueBoxTable, key: ValueBoxKey, _ object: any PostboxCoding, encoder: PostboxEncoder) throws {
+        encoder.reset()
+        encoder.encodeRootObject(object)
+        try encoder.withBytes { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+    }
+
+    /// Decodes the root object of the value of `key` through the type registry and casts it to `T`
+    /// (usually an existential such as `any Peer`); nil when absent.
+    func rootObject<T>(_ table: ValueBoxTable, key: ValueBoxKey, as type: T.Type) throws -> T? {
+        try decodeValue(table, key: key) { (bytes) throws(PostboxDecodingError) -> T in
+            try decodeRootObject(bytes, as: type)
+        }
+    }
+}
+
+/// Decodes the root object of an encoded buffer through the type registry and casts it to `T`.
+func decodeRootObject<T>(_ bytes: UnsafeRawBufferPointer, as type: T.Type) throws(PostboxDecodingError) -> T {
+    let object = try PostboxDecoder.withDecoder(over: bytes) { decoder throws(PostboxDecodingError) in
+        try decoder.decodeRootObject()
+    }
+    guard let value = object as? T else {
+        throw .unexpectedType(key: "_", expected: String(describing: type), found: String(describing: Swift.type(of: object)))
+    }
+    return value
+}
+
+/// Registers the library's own storable types that tables may meet as polymorphic values (a `CodableEntry`
+/// stored as a preference or ordered-list item). Idempotent.
+enum LibraryCodingTypes {
+    static let registered: Void = {
+        declareEncodable(CodableEntry.self)
+    }()
+
+    static func ensureRegistered() { _ = registered }
+}
+
+// MARK: Write-back cache
+
+/// The values a write-back table has read or been given in memory, and which of them still have to be written.
+/// `nil` values mean "known to be absent" (a negative cache entry, or a pending removal).
+struct WriteBackCache<Key: Hashable, Value> {
+    private(set) var entries: [Key: Value?] = [:]
+    private(set) var dirty: Set<Key> = []
+
+    /// `.some(value)` when the key's value (or absence) is known in memory, nil when it must be read.
+    @inline(__always) func lookup(_ key: Key) -> Value?? { entries[key] }
+
+    /// Remembers a value read from the value box.
+    mutating func remember(_ key: Key, _ value: Value?) {
+        entries.updateValue(value, forKey: key)
+    }
+
+    /// Sets a value (nil: removes) to be written by the next flush.
+    mutating func set(_ key: Key, _ value: Value?) {
+        entries.updateValue(value, forKey: key)
+        dirty.insert(key)
+    }
+
+    var hasDirty: Bool { !dirty.isEmpty }
+
+    /// Writes every dirty value with `write` (the dirty set is emptied only once all writes succeeded), then
+    /// forgets everything unless `keepValues`.
+    mutating func flush(keepValues: Bool, _ write: (Key, Value?) throws -> Void) throws {
+        for key in dirty {
+            if let value = entries[key] { try write(key, value) }
+        }
+        dirty.removeAll()
+        if !keepValues { entries.removeAll() }
+    }
+
+    /// Forgets every value, dirty ones included.
+    mutating func removeAll() {
+        entries.removeAll()
+        dirty.removeAll()
+    }
+}
