@@ -1,12 +1,17 @@
 /// One item of an ordered item list.
-struct OrderedItemListEntry {
+public struct OrderedItemListEntry {
     /// The item's id, unique in its list (up to `ValueBox.maxKeySize − 4` bytes).
-    let id: MemoryBuffer
-    let contents: any OrderedItemListEntryContents
+    public let id: MemoryBuffer
+    public let contents: any OrderedItemListEntryContents
+
+    public init(id: MemoryBuffer, contents: any OrderedItemListEntryContents) {
+        self.id = id
+        self.contents = contents
+    }
 }
 
 /// A change of one ordered item list in a transaction.
-enum OrderedItemListOperation {
+public enum OrderedItemListOperation {
     /// The whole list was replaced by these items, in order.
     case replace([OrderedItemListEntry])
     /// The item was added at the front (or moved there and its contents replaced); then the list was cut to

@@ -1,9 +1,9 @@
 /// A change of one peer's notification settings in a transaction.
-struct PeerNotificationSettingsUpdate {
+public struct PeerNotificationSettingsUpdate {
     /// The settings before the transaction's first change (nil: none were stored).
-    let old: (any PeerNotificationSettings)?
+    public let old: (any PeerNotificationSettings)?
     /// The settings now.
-    let new: any PeerNotificationSettings
+    public let new: any PeerNotificationSettings
 }
 
 /// Peers' notification settings (table 19, int64 keys): PeerId → the root-encoded `PeerNotificationSettings`

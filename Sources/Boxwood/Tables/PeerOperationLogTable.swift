@@ -1,15 +1,15 @@
 /// The kind of a queued operation (the app defines the values: synchronize read state, upload media…).
-struct PeerOperationLogTag: Hashable, Comparable, Sendable, CustomStringConvertible {
-    let rawValue: UInt8
+public struct PeerOperationLogTag: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt8
 
-    init(_ rawValue: UInt8) { self.rawValue = rawValue }
+    public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
-    static func < (lhs: PeerOperationLogTag, rhs: PeerOperationLogTag) -> Bool { lhs.rawValue < rhs.rawValue }
-    var description: String { "\(rawValue)" }
+    public static func < (lhs: PeerOperationLogTag, rhs: PeerOperationLogTag) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "\(rawValue)" }
 }
 
 /// How an entry's tag-local index is chosen.
-enum PeerOperationLogIndex: Equatable {
+public enum PeerOperationLogIndex: Equatable {
     /// The next index of (peer, tag) from the metadata counter.
     case automatic
     /// This index (the counter is moved past it).
@@ -17,25 +17,25 @@ enum PeerOperationLogIndex: Equatable {
 }
 
 /// Whether a new entry joins its tag's merged queue.
-enum StorePeerOperationLogEntryTagMergedIndex: Equatable {
+public enum StorePeerOperationLogEntryTagMergedIndex: Equatable {
     case none
     case automatic
 }
 
 /// One queued operation.
-struct PeerOperationLogEntry {
-    let peerId: PeerId
-    let tag: PeerOperationLogTag
+public struct PeerOperationLogEntry {
+    public let peerId: PeerId
+    public let tag: PeerOperationLogTag
     /// The position in the (peer, tag) queue.
-    let tagLocalIndex: Int32
+    public let tagLocalIndex: Int32
     /// The position in the tag's merged queue across all peers, if the entry is in it.
-    let mergedIndex: Int32?
+    public let mergedIndex: Int32?
     /// The operation's payload (a type registered with `declareEncodable`).
-    let contents: any PostboxCoding
+    public let contents: any PostboxCoding
 }
 
 /// A change of a tag's merged queue, for the change record (merged operation-log views replay these).
-enum PeerMergedOperationLogOperation {
+public enum PeerMergedOperationLogOperation {
     /// The entry joined its tag's merged queue.
     case append(PeerOperationLogEntry)
     /// These merged indices left the tag's queue.
@@ -45,8 +45,8 @@ enum PeerMergedOperationLogOperation {
 }
 
 /// How ``PeerOperationLogTable/updateEntry(_:tag:tagLocalIndex:_:)`` changes an entry.
-struct PeerOperationLogEntryUpdate {
-    enum MergedIndex {
+public struct PeerOperationLogEntryUpdate {
+    public enum MergedIndex {
         /// Keep it as it is.
         case none
         /// Leave the merged queue.
@@ -55,27 +55,27 @@ struct PeerOperationLogEntryUpdate {
         case newAutomatic
     }
 
-    enum Contents {
+    public enum Contents {
         case none
         case update(any PostboxCoding)
     }
 
-    var mergedIndex: MergedIndex
-    var contents: Contents
+    public var mergedIndex: MergedIndex
+    public var contents: Contents
 
-    init(mergedIndex: MergedIndex, contents: Contents) {
+    public init(mergedIndex: MergedIndex, contents: Contents) {
         self.mergedIndex = mergedIndex
         self.contents = contents
     }
 }
 
-enum PeerOperationLogError: Error, Equatable, CustomStringConvertible {
+public enum PeerOperationLogError: Error, Equatable, CustomStringConvertible {
     /// A counter reached Int32.max (`peerId` nil: the tag's merged counter).
     case indicesExhausted(peerId: PeerId?, tag: PeerOperationLogTag)
     /// The merged queue points at an entry that is missing or not in the merged queue at that index.
     case danglingMergedIndex(tag: PeerOperationLogTag, mergedIndex: Int32)
 
-    var description: String {
+    public var description: String {
         switch self {
         case let .indicesExhausted(peerId, tag):
             return "operation log: the \(peerId.map { "local index of peer \($0)" } ?? "merged index") of tag \(tag) reached Int32.max"

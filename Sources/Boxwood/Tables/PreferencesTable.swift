@@ -1,11 +1,11 @@
 /// A change of the preferences table in a transaction.
-enum PreferencesOperation {
+public enum PreferencesOperation {
     /// `key` was set to `entry`.
     case update(key: ValueBoxKey, entry: any PreferencesEntry)
     /// `key` was removed.
     case remove(key: ValueBoxKey)
 
-    var key: ValueBoxKey {
+    public var key: ValueBoxKey {
         switch self {
         case let .update(key, _), let .remove(key): return key
         }

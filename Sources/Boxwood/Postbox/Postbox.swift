@@ -1,0 +1,170 @@
+import Dispatch
+
+/// The Postbox layer over one database directory: typed tables on a ``ValueBox``, run on one serial queue,
+/// with atomic transactions that record exactly what changed (``PostboxChanges``).
+///
+/// ```swift
+/// let postbox = try await Postbox.open(path: dir, seedConfiguration: seed)
+/// let peer = try await postbox.transaction { tx in try tx.getPeer(id) }
+/// ```
+///
+/// Every transaction runs on ``queue`` (one serial queue for all Postboxes of the process, like Postbox's):
+/// `valueBox.begin()`; when another process committed since this one's last transaction, every cache is
+/// dropped; the closure; then the change record is built, observers see it (before the commit, on the
+/// queue), a non-empty record bumps the TransactionStateVersion, write-back caches are flushed and the
+/// value box commits. A closure that throws rolls everything back.
+public final class Postbox: @unchecked Sendable {
+    /// The queue every Postbox transaction runs on.
+    public static let queue: DispatchQueue = {
+        let queue = DispatchQueue(label: "org.boxwood.postbox", qos: .userInitiated)
+        queue.setSpecific(key: queueKey, value: true)
+        return queue
+    }()
+    private static let queueKey = DispatchSpecificKey<Bool>()
+
+    /// The database directory.
+    public let path: String
+    public let seedConfiguration: SeedConfiguration
+    /// The user (schema) version this build writes.
+    public let userVersion: Int32
+
+    let valueBox: ValueBox
+    let tables: PostboxTables
+    private var observers: [Int: (PostboxChanges) -> Void] = [:]
+    private var nextObserverId = 0
+    private var isClosed = false
+    /// The TransactionStateVersion the last non-empty transaction of this Postbox wrote to the metadata table.
+    var transactionStateVersion: Int64 = 0
+
+    private init(path: String, seedConfiguration: SeedConfiguration, userVersion: Int32, options: ValueBoxOptions, useCaches: Bool) throws {
+        self.path = path
+        self.seedConfiguration = seedConfiguration
+        self.userVersion = userVersion
+        valueBox = try ValueBox(path: path, options: options)
+        tables = PostboxTables(valueBox: valueBox, useCaches: useCaches)
+    }
+
+    /// Opens (creating when missing) the Postbox at `path`. A new database gets `userVersion`; an older one is
+    /// brought to it by the registered `upgrades`, each step in one transaction (all or nothing).
+    ///
+    /// - Throws: ``PostboxError/newerUserVersion(found:supported:)`` for a database of a newer schema,
+    ///   ``PostboxError/noUpgradePath(from:to:)`` when a step is missing; engine errors as ``BoxwoodError``.
+    public static func open(path: String, seedConfiguration: SeedConfiguration = SeedConfiguration(), userVersion: Int32 = 1,
+                            upgrades: [PostboxUpgrade] = [], options: ValueBoxOptions = ValueBoxOptions(),
+                            useCaches: Bool = true) async throws -> Postbox {
+        try await onQueue {
+            let postbox = try Postbox(path: path, seedConfiguration: seedConfiguration, userVersion: userVersion,
+                                      options: options, useCaches: useCaches)
+            do {
+                try postbox.bringToUserVersion(upgrades)
+            } catch {
+                try? postbox.valueBox.close()
+                throw error
+            }
+            return postbox
+        }
+    }
+
+    /// Runs `body` in a transaction on the Postbox queue and returns its result. If `body` throws, nothing it
+    /// did survives and the error is rethrown.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await Postbox.onQueue { try self.runTransaction(body) }
+    }
+
+    /// Closes the database (checkpointing it). Later transactions throw ``PostboxError/closed``.
+    public func close() async throws {
+        try await Postbox.onQueue {
+            if self.isClosed { return }
+            self.isClosed = true
+            try self.valueBox.close()
+        }
+    }
+
+    // MARK: Observers (the view tracker's hook)
+
+    /// Registers `observer`, called on ``queue`` with the change record of every transaction that changed
+    /// something or began after another process's commits — before the value box commits, like Postbox's
+    /// view updates. Returns a token for ``removeTransactionObserver(_:)``.
+    public func addTransactionObserver(_ observer: @escaping (PostboxChanges) -> Void) -> Int {
+        Postbox.syncOnQueue {
+            let id = nextObserverId
+            nextObserverId += 1
+            observers[id] = observer
+            return id
+        }
+    }
+
+    public func removeTransactionObserver(_ token: Int) {
+        Postbox.syncOnQueue { _ = observers.removeValue(forKey: token) }
+    }
+
+    // MARK: Running transactions (on the queue)
+
+    func runTransaction<T>(_ body: (Transaction) throws -> T) throws -> T {
+        if isClosed { throw PostboxError.closed }
+        try valueBox.begin()
+        let sawExternalCommits = valueBox.lastBeginSawExternalCommits
+        if sawExternalCommits { tables.clearMemoryCaches() }
+        let transaction = Transaction(postbox: self)
+        defer { transaction.end() }
+        do {
+            let result = try body(transaction)
+            try commit(sawExternalCommits: sawExternalCommits)
+            return result
+        } catch {
+            valueBox.abort()
+            tables.clearMemoryCaches()
+            tables.resetChanges()
+            throw error
+        }
+    }
+
+    private func commit(sawExternalCommits: Bool) throws {
+        var changes = try tables.collectChanges()
+        changes.sawExternalCommits = sawExternalCommits
+        if !changes.isEmpty {
+            transactionStateVersion = try tables.metadata.incrementTransactionStateVersion()
+        }
+        if !changes.isEmpty || sawExternalCommits {
+            for id in observers.keys.sorted() { observers[id]?(changes) }
+        }
+        tables.resetChanges()
+        for table in tables.all { try table.beforeCommit() }
+        try valueBox.commit()
+    }
+
+    private func bringToUserVersion(_ upgrades: [PostboxUpgrade]) throws {
+        var stored = try runTransaction { tx in try tx.postbox.tables.metadata.userVersion() }
+        if stored == nil {
+            try runTransaction { tx in try tx.postbox.tables.metadata.setUserVersion(self.userVersion) }
+            return
+        }
+        while let version = stored, version != userVersion {
+            if version > userVersion { throw PostboxError.newerUserVersion(found: version, supported: userVersion) }
+            guard let step = upgrades.first(where: { $0.from == version }) else {
+                throw PostboxError.noUpgradePath(from: version, to: userVersion)
+            }
+            guard step.to > step.from, step.to <= userVersion else { throw PostboxError.invalidUpgrade(from: step.from, to: step.to) }
+            try runTransaction { tx in
+                try step.run(tx)
+                try tx.postbox.tables.metadata.setUserVersion(step.to)
+            }
+            stored = step.to
+        }
+    }
+
+    // MARK: The queue
+
+    static func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    private static func syncOnQueue<T>(_ body: () -> T) -> T {
+        if DispatchQueue.getSpecific(key: queueKey) == true { return body() }
+        return queue.sync(execute: body)
+    }
+}

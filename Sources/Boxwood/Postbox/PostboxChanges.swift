@@ -1,0 +1,38 @@
+/// What one transaction changed (Postbox's `PostboxTransaction`): built from the tables' accumulators at
+/// the end of every transaction, handed to the observers (the view tracker) before the value box commits.
+/// Empty when the transaction changed nothing observable; only a non-empty record bumps the
+/// TransactionStateVersion.
+public struct PostboxChanges {
+    /// The account state set by `setState` (the last one set).
+    public var updatedState: (any PostboxCoding)?
+    /// Peers whose record changed, with their new value.
+    public var updatedPeers: [PeerId: any Peer] = [:]
+    /// Peers whose chat state (channel pts and similar) changed.
+    public var updatedPeerChatStates: Set<PeerId> = []
+    public var updatedCachedPeerData: [PeerId: any CachedPeerData] = [:]
+    public var updatedPeerPresences: [PeerId: any PeerPresence] = [:]
+    /// Notification settings changes: the value before the transaction and the new one.
+    public var updatedPeerNotificationSettings: [PeerId: PeerNotificationSettingsUpdate] = [:]
+    /// The new contact set, when it was replaced.
+    public var replacedContactPeerIds: Set<PeerId>?
+    public var replacedRemoteContactCount: Int32?
+    public var preferencesOperations: [PreferencesOperation] = []
+    public var orderedItemListOperations: [Int32: [OrderedItemListOperation]] = [:]
+    /// Changes of the operation log's merged queues (appends, removals, content updates), in order.
+    public var peerMergedOperationLogOperations: [PeerMergedOperationLogOperation] = []
+    /// The MasterClientId, when this transaction made this Postbox the master.
+    public var updatedMasterClientId: Int64?
+    /// True when the transaction began after commits of another process (caches were dropped; views must
+    /// reload). Does not by itself make the record non-empty.
+    public var sawExternalCommits = false
+
+    public init() {}
+
+    /// True when nothing observable changed.
+    public var isEmpty: Bool {
+        updatedState == nil && updatedPeers.isEmpty && updatedPeerChatStates.isEmpty && updatedCachedPeerData.isEmpty
+            && updatedPeerPresences.isEmpty && updatedPeerNotificationSettings.isEmpty && replacedContactPeerIds == nil
+            && replacedRemoteContactCount == nil && preferencesOperations.isEmpty && orderedItemListOperations.isEmpty
+            && peerMergedOperationLogOperations.isEmpty && updatedMasterClientId == nil
+    }
+}

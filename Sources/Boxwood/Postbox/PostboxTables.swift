@@ -1,0 +1,74 @@
+/// Every table of a Postbox, over one value box.
+final class PostboxTables {
+    let metadata: MetadataTable
+    let peers: PeerTable
+    let peerChatStates: PeerChatStateTable
+    let cachedPeerData: CachedPeerDataTable
+    let peerPresences: PeerPresenceTable
+    let peerNotificationSettings: PeerNotificationSettingsTable
+    let contacts: ContactTable
+    let preferences: PreferencesTable
+    let orderedItemLists: OrderedItemListTable
+    let operationLogMetadata: PeerOperationLogMetadataTable
+    let mergedOperationLogIndex: PeerMergedOperationLogIndexTable
+    let operationLog: PeerOperationLogTable
+    /// All of them, in the order their `beforeCommit` runs.
+    let all: [Table]
+
+    init(valueBox: ValueBox, useCaches: Bool) {
+        metadata = MetadataTable(valueBox: valueBox, useCaches: useCaches)
+        peers = PeerTable(valueBox: valueBox, useCaches: useCaches)
+        peerChatStates = PeerChatStateTable(valueBox: valueBox, useCaches: useCaches)
+        cachedPeerData = CachedPeerDataTable(valueBox: valueBox, useCaches: useCaches)
+        peerPresences = PeerPresenceTable(valueBox: valueBox, useCaches: useCaches)
+        peerNotificationSettings = PeerNotificationSettingsTable(valueBox: valueBox, useCaches: useCaches)
+        contacts = ContactTable(valueBox: valueBox, useCaches: useCaches)
+        preferences = PreferencesTable(valueBox: valueBox, useCaches: useCaches)
+        orderedItemLists = OrderedItemListTable(valueBox: valueBox, useCaches: useCaches)
+        operationLogMetadata = PeerOperationLogMetadataTable(valueBox: valueBox, useCaches: useCaches)
+        mergedOperationLogIndex = PeerMergedOperationLogIndexTable(valueBox: valueBox, useCaches: useCaches)
+        operationLog = PeerOperationLogTable(valueBox: valueBox, metadataTable: operationLogMetadata,
+                                             mergedIndexTable: mergedOperationLogIndex, useCaches: useCaches)
+        all = [metadata, peers, peerChatStates, cachedPeerData, peerPresences, peerNotificationSettings, contacts,
+               preferences, orderedItemLists, operationLogMetadata, mergedOperationLogIndex, operationLog]
+    }
+
+    /// The change record of the transaction so far.
+    func collectChanges() throws -> PostboxChanges {
+        var changes = PostboxChanges()
+        changes.updatedState = metadata.updatedState
+        changes.replacedRemoteContactCount = metadata.updatedRemoteContactCount
+        changes.updatedMasterClientId = metadata.updatedMasterClientId
+        changes.updatedPeers = try peers.updatedPeers()
+        changes.updatedPeerChatStates = peerChatStates.updatedPeerIds
+        changes.updatedCachedPeerData = cachedPeerData.updatedCachedPeerData
+        changes.updatedPeerPresences = peerPresences.updatedPresences
+        changes.updatedPeerNotificationSettings = peerNotificationSettings.updatedSettings
+        changes.replacedContactPeerIds = contacts.replacedPeerIds
+        changes.preferencesOperations = preferences.operations
+        changes.orderedItemListOperations = orderedItemLists.operations
+        changes.peerMergedOperationLogOperations = operationLog.mergedOperations
+        return changes
+    }
+
+    /// Clears every table's accumulators (after the record was built, or after a rollback).
+    func resetChanges() {
+        metadata.resetChanges()
+        peers.resetChanges()
+        peerChatStates.resetChanges()
+        cachedPeerData.resetChanges()
+        peerPresences.resetChanges()
+        peerNotificationSettings.resetChanges()
+        contacts.resetChanges()
+        preferences.resetChanges()
+        orderedItemLists.resetChanges()
+        operationLogMetadata.resetChanges()
+        mergedOperationLogIndex.resetChanges()
+        operationLog.resetChanges()
+    }
+
+    /// Drops every cache (another process committed, or the transaction rolled back).
+    func clearMemoryCaches() {
+        for table in all { table.clearMemoryCache() }
+    }
+}
