@@ -1,0 +1,152 @@
+/// Querying.
+extension ValueBox {
+    /// Finds the items of a full-text table that match `query`, newest first.
+    ///
+    /// - `query` uses the query language of `docs/full-text-index.md`: whitespace-separated terms that must
+    ///   all match; `term*` is a prefix; `"a b c"` a phrase (consecutive positions, `"a b*"` with a prefix last
+    ///   token); a word that tokenizes into several tokens (`hello,world`, `東京`) is a phrase. Text is
+    ///   tokenized like indexed text (``FullTextTokenizer``), so Postbox's sanitised queries (`hello world*`)
+    ///   work as they are. A query without any token matches nothing.
+    /// - `collectionId`, when given, keeps the items of that collection only (exact comparison).
+    /// - `tags`, when given, is tokenized and keeps the items whose tags contain every one of its tokens
+    ///   (a `tags` string without tokens filters nothing).
+    ///
+    /// `values` receives each match's collection id and item id, in **descending order of indexing**: the item
+    /// set (or replaced) most recently comes first. It returns false to stop. It must not modify the value box.
+    /// Reads see one snapshot: the open transaction (its own writes included) or, outside one, the newest
+    /// commit as of the call.
+    ///
+    /// Cost: the posting lists of the query's tokens, its collection and its tags are read in rounds of
+    /// growing size until the shortest one is complete; its documents are the candidates, intersected in
+    /// memory with every other list read completely, and one document record is read per candidate (which
+    /// also checks phrases, prefixes and lists not read completely). See `docs/full-text-index.md`.
+    public func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?,
+                              values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
+        let tables = try FullTextTables(table)
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
+        let parsed = FullTextQuery(query)
+        if parsed.isEmpty { return }
+        let collection = collectionId.map { Array($0.utf8) }
+        if let collection, collection.count > FullTextKeys.maxCollectionBytes { return }  // never indexed
+        var tagTokens: [[UInt8]] = []
+        if let tags {
+            var list = TokenList()
+            FullTextTokenizer.tokenize(tags, into: &list)
+            tagTokens = list.distinctTokens().map { Array(list.bytes[$0.token]) }
+        }
+        let filter = FullTextFilter(query: parsed, collection: collection, tags: tagTokens)
+
+        var walks = filter.walks(tables)
+        let driver = try race(&walks)
+        var candidates = walks[driver].descendingDocIds()
+        var checkRecords = parsed.phrases.contains { $0.tokens.count > 1 }
+        for i in walks.indices where i != driver {
+            if walks[i].isComplete {
+                candidates = intersectDescending(candidates, walks[i].descendingDocIds())
+            } else {
+                checkRecords = true
+            }
+        }
+
+        var malformed: UInt64? = nil
+        for docId in candidates {
+            let match = try withValue(tables.documents, key: FullTextKeys.document(docId)) { bytes -> (String, String)? in
+                guard let view = FullTextDocumentView(bytes, needTerms: checkRecords) else { malformed = docId; return nil }
+                if checkRecords && !filter.matches(view) { return nil }
+                return (String(decoding: view.collection, as: UTF8.self), String(decoding: view.item, as: UTF8.self))
+            }
+            if let malformed {
+                throw .corrupted(file: path, page: nil, reason: "full-text document \(malformed) of table \(tables.documents.id) is malformed")
+            }
+            guard let match = match ?? nil else { continue }
+            if !values(match.0, match.1) { return }
+        }
+    }
+
+    /// Reads the walks in rounds (256 keys each, doubling) until at least one is complete; returns the index
+    /// of the complete walk with the fewest ids.
+    private func race(_ walks: inout [FullTextPostingWalk]) throws(BoxwoodError) -> Int {
+        var budget = 256
+        while true {
+            for i in walks.indices { try walks[i].advance(self, by: budget) }
+            var best: Int? = nil
+            for i in walks.indices where walks[i].isComplete {
+                if best == nil || walks[i].docIds.count < walks[best!].docIds.count { best = i }
+            }
+            if let best { return best }
+            budget *= 2
+        }
+    }
+}
+
+/// What a document must satisfy to match: the query's phrases, the collection and the tags.
+struct FullTextFilter {
+    let query: FullTextQuery
+    let collection: [UInt8]?
+    let tags: [[UInt8]]
+
+    init(query: FullTextQuery, collection: [UInt8]?, tags: [[UInt8]]) {
+        self.query = query
+        self.collection = collection
+        self.tags = tags
+    }
+
+    /// One walk per distinct token requirement of the phrases, one for the collection, one per tag token.
+    func walks(_ tables: FullTextTables) -> [FullTextPostingWalk] {
+        var walks: [FullTextPostingWalk] = []
+        var seen = Set<[UInt8]>()
+        for phrase in query.phrases {
+            for (i, token) in phrase.tokens.enumerated() {
+                let exact = !(phrase.lastIsPrefix && i == phrase.tokens.count - 1)
+                let prefix = FullTextKeys.tokenPrefix(token, exact: exact)
+                if seen.insert(prefix).inserted {
+                    walks.append(FullTextPostingWalk(table: tables.postings, prefix: prefix, ordered: exact))
+                }
+            }
+        }
+        if let collection {
+            walks.append(FullTextPostingWalk(table: tables.collections, prefix: FullTextKeys.collectionPrefix(collection), ordered: true))
+        }
+        for tag in tags {
+            walks.append(FullTextPostingWalk(table: tables.tags, prefix: FullTextKeys.tokenPrefix(tag, exact: true), ordered: true))
+        }
+        return walks
+    }
+
+    /// True when the document satisfies every condition (the view must have its terms parsed).
+    func matches(_ document: FullTextDocumentView) -> Bool {
+        if let collection, !collection.withUnsafeBytes({ compareBytes(document.collection, $0) == 0 }) { return false }
+        for tag in tags where !tag.withUnsafeBytes({ document.hasTag($0) }) { return false }
+        for phrase in query.phrases where !matches(phrase, document) { return false }
+        return true
+    }
+
+    private func matches(_ phrase: FullTextQuery.Phrase, _ document: FullTextDocumentView) -> Bool {
+        let last = phrase.tokens.count - 1
+        if last == 0 {
+            return phrase.tokens[0].withUnsafeBytes { document.contains($0, prefix: phrase.lastIsPrefix) }
+        }
+        var positions: [[Int32]] = []
+        for (i, token) in phrase.tokens.enumerated() {
+            let found = token.withUnsafeBytes { document.positions(of: $0, prefix: phrase.lastIsPrefix && i == last) }
+            if found.isEmpty { return false }
+            positions.append(found)
+        }
+        return positions[0].contains { start in
+            (1...last).allSatisfy { i in positions[i].containsSorted(start + Int32(i)) }
+        }
+    }
+}
+
+extension Array where Element == Int32 {
+    /// Binary search in an ascending array.
+    func containsSorted(_ value: Int32) -> Bool {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low < count && self[low] == value
+    }
+}
