@@ -22,6 +22,13 @@ extension ValueBox {
     /// also checks phrases, prefixes and lists not read completely). See `docs/full-text-index.md`.
     public func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?,
                               values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
+        try fullTextMatch(table, collectionId: collectionId, query: query, tags: tags, firstRound: 256, values: values)
+    }
+
+    /// `fullTextMatch` with the number of keys each posting list walk reads in its first round (tests make it
+    /// small to exercise several rounds and candidates checked against lists not read completely).
+    func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?, firstRound: Int,
+                       values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
         let tables = try FullTextTables(table)
         let pinned = try enterRead()
         defer { exitRead(pinned) }
@@ -38,7 +45,7 @@ extension ValueBox {
         let filter = FullTextFilter(query: parsed, collection: collection, tags: tagTokens)
 
         var walks = filter.walks(tables)
-        let driver = try race(&walks)
+        let driver = try race(&walks, firstRound: max(1, firstRound))
         var candidates = walks[driver].descendingDocIds()
         var checkRecords = parsed.phrases.contains { $0.tokens.count > 1 }
         for i in walks.indices where i != driver {
@@ -64,10 +71,10 @@ extension ValueBox {
         }
     }
 
-    /// Reads the walks in rounds (256 keys each, doubling) until at least one is complete; returns the index
-    /// of the complete walk with the fewest ids.
-    private func race(_ walks: inout [FullTextPostingWalk]) throws(BoxwoodError) -> Int {
-        var budget = 256
+    /// Reads the walks in rounds (`firstRound` keys each, doubling) until at least one is complete; returns the
+    /// index of the complete walk with the fewest ids.
+    private func race(_ walks: inout [FullTextPostingWalk], firstRound: Int) throws(BoxwoodError) -> Int {
+        var budget = firstRound
         while true {
             for i in walks.indices { try walks[i].advance(self, by: budget) }
             var best: Int? = nil
