@@ -10,7 +10,7 @@ import Foundation
 //
 // Replay a failure with the printed seed:
 //     BOXWOOD_SEED=<seed> swift test --filter FullTextModelTests
-// Change the length with BOXWOOD_FTS_OPS (default 10000 operations, a few seconds in a debug build).
+// Change the length with BOXWOOD_FTS_OPS (default 8000 operations, a few seconds in a debug build).
 
 /// One indexed item of the model.
 private struct ModelDocument {
@@ -263,8 +263,9 @@ private final class FullTextModelRun {
 
         var actual: [String] = []
         let firstRound = rng.chance(0.5) ? 256 : 1 + rng.below(4)
-        lastOperation += " first round \(firstRound)"
-        try box.fullTextMatch(table, collectionId: collection, query: text, tags: tags, firstRound: firstRound) { collection, item in
+        let denseSpan = pick([UInt64(1), 16, .max])
+        lastOperation += " first round \(firstRound), dense span \(denseSpan)"
+        try box.fullTextMatch(table, collectionId: collection, query: text, tags: tags, firstRound: firstRound, denseSpan: denseSpan) { collection, item in
             actual.append("\(collection)/\(item)")
             return actual.count < limit
         }
@@ -277,7 +278,7 @@ private final class FullTextModelRun {
 @Suite struct FullTextModelTests {
     @Test func randomOperationsMatchABruteForceModel() throws {
         let seed = crashTestSeed()
-        let operations = environmentCount("BOXWOOD_FTS_OPS", default: 10_000)
+        let operations = environmentCount("BOXWOOD_FTS_OPS", default: 8_000)
         print("FullTextModelTests seed: \(seed), \(operations) operations; replay with BOXWOOD_SEED=\(seed)")
         let path = temporaryDatabasePath("fts-model")
         defer { removeItem(path) }

@@ -22,13 +22,15 @@ extension ValueBox {
     /// also checks phrases, prefixes and lists not read completely). See `docs/full-text-index.md`.
     public func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?,
                               values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
-        try fullTextMatch(table, collectionId: collectionId, query: query, tags: tags, firstRound: 256, values: values)
+        try fullTextMatch(table, collectionId: collectionId, query: query, tags: tags, firstRound: 256, denseSpan: 16, values: values)
     }
 
-    /// `fullTextMatch` with the number of keys each posting list walk reads in its first round (tests make it
-    /// small to exercise several rounds and candidates checked against lists not read completely).
+    /// `fullTextMatch` with its tuning exposed to tests: `firstRound` is the number of keys each posting list
+    /// walk reads in its first round (small values exercise several rounds and candidates checked against lists
+    /// not read completely); candidates are read by walking the documents table when their id range is less
+    /// than `denseSpan` times their number (`.max`: always; 1: almost never).
     func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?, firstRound: Int,
-                       values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
+                       denseSpan: UInt64, values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
         let tables = try FullTextTables(table)
         let pinned = try enterRead()
         defer { exitRead(pinned) }
@@ -49,25 +51,55 @@ extension ValueBox {
         var candidates = walks[driver].descendingDocIds()
         var checkRecords = parsed.phrases.contains { $0.tokens.count > 1 }
         for i in walks.indices where i != driver {
+            // Finishing a list up to 8 times the candidates' length (sequential reads) is cheaper than checking
+            // each candidate's record (a random read).
+            let more = 8 * candidates.count + 256 - walks[i].docIds.count
+            if !walks[i].isComplete && more > 0 { try walks[i].advance(self, by: more) }
             if walks[i].isComplete {
                 candidates = intersectDescending(candidates, walks[i].descendingDocIds())
             } else {
                 checkRecords = true
             }
         }
+        try emitMatches(tables, candidates, filter: filter, checkRecords: checkRecords, denseSpan: max(1, denseSpan), values)
+    }
 
+    /// Reads the record of each candidate (newest first), checks it against `filter` when `checkRecords`, and
+    /// passes the matches to `values` until it returns false. Dense candidates (at least one in `denseSpan`
+    /// documents of their id range) are read by one descending walk over the documents table, sparse ones by lookups.
+    private func emitMatches(_ tables: FullTextTables, _ candidates: [UInt64], filter: FullTextFilter, checkRecords: Bool,
+                             denseSpan: UInt64, _ values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
+        guard let newest = candidates.first, let oldest = candidates.last else { return }
         var malformed: UInt64? = nil
-        for docId in candidates {
-            let match = try withValue(tables.documents, key: FullTextKeys.document(docId)) { bytes -> (String, String)? in
-                guard let view = FullTextDocumentView(bytes, needTerms: checkRecords) else { malformed = docId; return nil }
-                if checkRecords && !filter.matches(view) { return nil }
-                return (String(decoding: view.collection, as: UTF8.self), String(decoding: view.item, as: UTF8.self))
+        var stopped = false
+        /// Checks one record and reports it; false once the walk must end.
+        func visit(_ docId: UInt64, _ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard let view = FullTextDocumentView(bytes, needTerms: checkRecords) else { malformed = docId; return false }
+            if checkRecords && !filter.matches(view) { return true }
+            if !values(String(decoding: view.collection, as: UTF8.self), String(decoding: view.item, as: UTF8.self)) {
+                stopped = true
+                return false
             }
-            if let malformed {
-                throw .corrupted(file: path, page: nil, reason: "full-text document \(malformed) of table \(tables.documents.id) is malformed")
+            return true
+        }
+        if (newest - oldest) / denseSpan < UInt64(candidates.count) {
+            var next = 0
+            try withRange(tables.documents, start: FullTextKeys.document(newest &+ 1), end: FullTextKeys.document(oldest &- 1), limit: 0) { key, value in
+                let docId = FullTextKeys.docId(atEndOf: key)
+                while next < candidates.count && candidates[next] > docId { next += 1 }
+                guard next < candidates.count else { return false }
+                guard candidates[next] == docId else { return true }
+                next += 1
+                return visit(docId, value) && next < candidates.count
             }
-            guard let match = match ?? nil else { continue }
-            if !values(match.0, match.1) { return }
+        } else {
+            for docId in candidates {
+                _ = try withValue(tables.documents, key: FullTextKeys.document(docId)) { bytes in visit(docId, bytes) }
+                if stopped || malformed != nil { break }
+            }
+        }
+        if let malformed {
+            throw .corrupted(file: path, page: nil, reason: "full-text document \(malformed) of table \(tables.documents.id) is malformed")
         }
     }
 
