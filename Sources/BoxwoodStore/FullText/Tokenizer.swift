@@ -83,10 +83,7 @@ public enum FullTextTokenizer {
                 for scalar in scalars where isTokenScalar(scalar) { appendFolded(scalar, to: &list) }
                 list.finishToken()
             } else {
-                for scalar in scalars {
-                    if isIgnored(scalar) { continue }
-                    if isTokenScalar(scalar) { appendFolded(scalar, to: &list) } else { list.finishToken() }
-                }
+                for scalar in scalars { appendWordScalar(scalar, to: &list) }
             }
         }
         list.finishToken()
@@ -98,6 +95,29 @@ public enum FullTextTokenizer {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): list.append(ascii: byte)
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): list.append(ascii: byte | 0x20)
         default: list.finishToken()
+        }
+    }
+
+    /// Rules 2–5 for one scalar outside emoji and scripts without spaces: appends it folded, skips it, or ends
+    /// the current token. Cyrillic letters are folded without Unicode table lookups.
+    @inline(__always)
+    private static func appendWordScalar(_ scalar: Unicode.Scalar, to list: inout TokenList) {
+        let v = scalar.value
+        if v < 0x80 { appendASCII(UInt8(v), to: &list); return }
+        if v >= 0x400 && v < 0x460 {
+            list.append(Unicode.Scalar(v < 0x410 ? v + 0x50 : v < 0x430 ? v + 0x20 : v)!)
+            return
+        }
+        if isDiacritic(v) || (0xFE00...0xFE0F).contains(v) || (0xE0100...0xE01EF).contains(v) { return }
+        switch scalar.properties.generalCategory {
+        case .format:
+            return
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber,
+             .nonspacingMark, .spacingMark, .enclosingMark:
+            appendFolded(scalar, to: &list)
+        default:
+            list.finishToken()
         }
     }
 

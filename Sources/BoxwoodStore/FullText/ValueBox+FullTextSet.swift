@@ -41,14 +41,26 @@ extension ValueBox {
         try withBytes(record) { (bytes) throws(BoxwoodError) in try set(tables.documents, key: docKey, bytes: bytes) }
         try docKey.withUnsafeBytes { bytes in Result { () throws(BoxwoodError) in try set(tables.items, key: itemKey, bytes: bytes) } }.get()
         try set(tables.collections, key: FullTextKeys.collection(collection, docId), bytes: empty)
-        try withBytes(tagTokens.bytes) { (all) throws(BoxwoodError) in
-            for tag in distinctTags {
-                try set(tables.tags, key: FullTextKeys.token(UnsafeRawBufferPointer(rebasing: all[tag.token]), docId), bytes: empty)
-            }
-        }
-        try withBytes(contentTokens.bytes) { (all) throws(BoxwoodError) in
-            for term in terms {
-                try set(tables.postings, key: FullTextKeys.token(UnsafeRawBufferPointer(rebasing: all[term.token]), docId), bytes: empty)
+        try putTokenKeys(tables.tags, tagTokens, distinctTags, docId)
+        try putTokenKeys(tables.postings, contentTokens, terms, docId)
+    }
+
+    /// Inserts `token ‖ 0x00 ‖ docId` → empty for each distinct token: `set` without its per-call checks (the
+    /// transaction was checked by the caller, the key type here, and tokens are far shorter than a key) and
+    /// with one scratch key instead of a `ValueBoxKey` per token.
+    private func putTokenKeys(_ table: ValueBoxTable, _ list: TokenList, _ distinct: [(token: Range<Int>, positions: [Int32])],
+                              _ docId: UInt64) throws(BoxwoodError) {
+        if distinct.isEmpty { return }
+        _ = try existingTable(table)
+        let key = UnsafeMutableRawPointer.allocate(byteCount: FullTextTokenizer.maxTokenBytes + 9, alignment: 8)
+        defer { key.deallocate() }
+        try withBytes(list.bytes) { (all) throws(BoxwoodError) in
+            for term in distinct {
+                let length = term.token.count
+                key.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
+                key.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
+                key.storeBytes(of: docId.bigEndian, toByteOffset: length + 1, as: UInt64.self)
+                try put(table.id, .binary, key, length + 9, key, 0)
             }
         }
     }
