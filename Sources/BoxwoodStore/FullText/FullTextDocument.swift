@@ -29,11 +29,7 @@ enum FullTextDocument {
             Varint.append(UInt64(term.token.count), to: &out)
             out += contents.bytes[term.token]
             Varint.append(UInt64(term.positions.count), to: &out)
-            var previous: Int32 = 0
-            for (i, position) in term.positions.enumerated() {
-                Varint.append(UInt64(i == 0 ? position : position - previous), to: &out)
-                previous = position
-            }
+            FullTextPositions.encode(term.positions, to: &out)
         }
         return out
     }

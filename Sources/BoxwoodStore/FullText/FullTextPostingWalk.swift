@@ -12,11 +12,19 @@ struct FullTextPostingWalk {
     private(set) var docIds: [UInt64] = []
     /// True once every key under the prefix was read.
     private(set) var isComplete = false
+    /// True when the walk keeps each entry's value (a token's positions, for phrases).
+    private let keepsValues: Bool
+    /// The values read, back to back, and where each ends (aligned with `docIds`).
+    private var valueBytes: [UInt8] = []
+    private var valueEnds: [Int] = []
+    /// Entry indices in ascending docId order, for a walk whose keys do not come in docId order.
+    private var byDocId: [Int]? = nil
 
-    init(table: ValueBoxTable, prefix: [UInt8], ordered: Bool) {
+    init(table: ValueBoxTable, prefix: [UInt8], ordered: Bool, keepsValues: Bool = false) {
         self.table = table
         (resume, end) = FullTextKeys.bounds(of: prefix)
         self.ordered = ordered
+        self.keepsValues = keepsValues
     }
 
     /// Reads up to `budget` more keys.
@@ -24,13 +32,50 @@ struct FullTextPostingWalk {
         guard !isComplete else { return }
         var read = 0
         var last: ValueBoxKey? = nil
-        try box.withRange(table, start: resume, end: end, limit: budget) { key, _ in
+        let keepsValues = self.keepsValues
+        try box.withRange(table, start: resume, end: end, limit: budget) { key, value in
             docIds.append(FullTextKeys.docId(atEndOf: key))
+            if keepsValues {
+                valueBytes.append(contentsOf: value)
+                valueEnds.append(valueBytes.count)
+            }
             read += 1
             if read == budget { last = ValueBoxKey(bytes: key) }
             return true
         }
         if let last { resume = last } else { isComplete = true }
+    }
+
+    /// Makes `positions(of:)` usable (a complete walk that keeps values).
+    mutating func prepareLookup() {
+        if !ordered && byDocId == nil {
+            byDocId = docIds.indices.sorted { docIds[$0] < docIds[$1] }
+        }
+    }
+
+    /// The positions stored for `docId`, ascending (merged over every token of a prefix walk); empty when the
+    /// walk has no entry for it. Needs `prepareLookup()` first.
+    func positions(of docId: UInt64) -> [Int32] {
+        let count = docIds.count
+        @inline(__always) func entry(_ i: Int) -> Int { byDocId?[i] ?? i }
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if docIds[entry(mid)] < docId { low = mid + 1 } else { high = mid }
+        }
+        var result: [Int32] = []
+        var entries = 0
+        while low < count && docIds[entry(low)] == docId {
+            let e = entry(low)
+            let start = e == 0 ? 0 : valueEnds[e - 1]
+            valueBytes.withUnsafeBytes { all in
+                FullTextPositions.decode(UnsafeRawBufferPointer(rebasing: all[start..<valueEnds[e]]), appendingTo: &result)
+            }
+            entries += 1
+            low += 1
+        }
+        if entries > 1 { result.sort() }
+        return result
     }
 
     /// The distinct ids read, descending (complete walks only).

@@ -46,10 +46,10 @@ extension ValueBox {
         }
         let filter = FullTextFilter(query: parsed, collection: collection, tags: tagTokens)
 
-        var walks = filter.walks(tables)
+        var (walks, phraseWalks) = filter.walks(tables)
         let driver = try race(&walks, firstRound: max(1, firstRound))
         var candidates = walks[driver].descendingDocIds()
-        var checkRecords = parsed.phrases.contains { $0.tokens.count > 1 }
+        var incomplete = false
         for i in walks.indices where i != driver {
             // Finishing a list up to 8 times the candidates' length (sequential reads) is cheaper than checking
             // each candidate's record (a random read).
@@ -58,9 +58,18 @@ extension ValueBox {
             if walks[i].isComplete {
                 candidates = intersectDescending(candidates, walks[i].descendingDocIds())
             } else {
-                checkRecords = true
+                incomplete = true
             }
         }
+        // With every list complete, phrases are checked on the positions the posting walks kept; otherwise every
+        // condition is checked on the candidates' records.
+        if !incomplete && !phraseWalks.isEmpty {
+            for indices in phraseWalks { for i in indices { walks[i].prepareLookup() } }
+            candidates = candidates.filter { docId in
+                phraseWalks.allSatisfy { indices in FullTextPositions.phraseMatches(indices.map { walks[$0].positions(of: docId) }) }
+            }
+        }
+        let checkRecords = incomplete
         try emitMatches(tables, candidates, filter: filter, checkRecords: checkRecords, denseSpan: max(1, denseSpan), values)
     }
 
@@ -131,18 +140,28 @@ struct FullTextFilter {
         self.tags = tags
     }
 
-    /// One walk per distinct token requirement of the phrases, one for the collection, one per tag token.
-    func walks(_ tables: FullTextTables) -> [FullTextPostingWalk] {
+    /// One walk per distinct token requirement of the phrases, one for the collection, one per tag token; and
+    /// for each phrase of several tokens, the walk of each of its tokens (those walks keep the positions).
+    func walks(_ tables: FullTextTables) -> (walks: [FullTextPostingWalk], phraseWalks: [[Int]]) {
         var walks: [FullTextPostingWalk] = []
-        var seen = Set<[UInt8]>()
+        var phraseWalks: [[Int]] = []
+        var index: [[UInt8]: Int] = [:]
+        let phraseTokens = Set(query.phrases.filter { $0.tokens.count > 1 }.flatMap { phrase in
+            phrase.tokens.enumerated().map { FullTextKeys.tokenPrefix($1, exact: !(phrase.lastIsPrefix && $0 == phrase.tokens.count - 1)) }
+        })
         for phrase in query.phrases {
+            var indices: [Int] = []
             for (i, token) in phrase.tokens.enumerated() {
                 let exact = !(phrase.lastIsPrefix && i == phrase.tokens.count - 1)
                 let prefix = FullTextKeys.tokenPrefix(token, exact: exact)
-                if seen.insert(prefix).inserted {
-                    walks.append(FullTextPostingWalk(table: tables.postings, prefix: prefix, ordered: exact))
+                if index[prefix] == nil {
+                    index[prefix] = walks.count
+                    walks.append(FullTextPostingWalk(table: tables.postings, prefix: prefix, ordered: exact,
+                                                     keepsValues: phraseTokens.contains(prefix)))
                 }
+                indices.append(index[prefix]!)
             }
+            if indices.count > 1 { phraseWalks.append(indices) }
         }
         if let collection {
             walks.append(FullTextPostingWalk(table: tables.collections, prefix: FullTextKeys.collectionPrefix(collection), ordered: true))
@@ -150,7 +169,7 @@ struct FullTextFilter {
         for tag in tags {
             walks.append(FullTextPostingWalk(table: tables.tags, prefix: FullTextKeys.tokenPrefix(tag, exact: true), ordered: true))
         }
-        return walks
+        return (walks, phraseWalks)
     }
 
     /// True when the document satisfies every condition (the view must have its terms parsed).
@@ -172,20 +191,6 @@ struct FullTextFilter {
             if found.isEmpty { return false }
             positions.append(found)
         }
-        return positions[0].contains { start in
-            (1...last).allSatisfy { i in positions[i].containsSorted(start + Int32(i)) }
-        }
-    }
-}
-
-extension Array where Element == Int32 {
-    /// Binary search in an ascending array.
-    func containsSorted(_ value: Int32) -> Bool {
-        var low = 0, high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if self[mid] < value { low = mid + 1 } else { high = mid }
-        }
-        return low < count && self[low] == value
+        return FullTextPositions.phraseMatches(positions)
     }
 }

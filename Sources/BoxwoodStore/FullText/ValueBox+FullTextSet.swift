@@ -41,26 +41,32 @@ extension ValueBox {
         try withBytes(record) { (bytes) throws(BoxwoodError) in try set(tables.documents, key: docKey, bytes: bytes) }
         try docKey.withUnsafeBytes { bytes in Result { () throws(BoxwoodError) in try set(tables.items, key: itemKey, bytes: bytes) } }.get()
         try set(tables.collections, key: FullTextKeys.collection(collection, docId), bytes: empty)
-        try putTokenKeys(tables.tags, tagTokens, distinctTags, docId)
-        try putTokenKeys(tables.postings, contentTokens, terms, docId)
+        try putTokenKeys(tables.tags, tagTokens, distinctTags, docId, withPositions: false)
+        try putTokenKeys(tables.postings, contentTokens, terms, docId, withPositions: true)
     }
 
-    /// Inserts `token ‖ 0x00 ‖ docId` → empty for each distinct token: `set` without its per-call checks (the
+    /// Inserts `token ‖ 0x00 ‖ docId` → the token's positions (or nothing) for each distinct token: `set`
+    /// without its per-call checks (the
     /// transaction was checked by the caller, the key type here, and tokens are far shorter than a key) and
     /// with one scratch key instead of a `ValueBoxKey` per token.
     private func putTokenKeys(_ table: ValueBoxTable, _ list: TokenList, _ distinct: [(token: Range<Int>, positions: [Int32])],
-                              _ docId: UInt64) throws(BoxwoodError) {
+                              _ docId: UInt64, withPositions: Bool) throws(BoxwoodError) {
         if distinct.isEmpty { return }
         _ = try existingTable(table)
         let key = UnsafeMutableRawPointer.allocate(byteCount: FullTextTokenizer.maxTokenBytes + 9, alignment: 8)
         defer { key.deallocate() }
+        var value: [UInt8] = []
         try withBytes(list.bytes) { (all) throws(BoxwoodError) in
             for term in distinct {
                 let length = term.token.count
                 key.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
                 key.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
                 key.storeBytes(of: docId.bigEndian, toByteOffset: length + 1, as: UInt64.self)
-                try put(table.id, .binary, key, length + 9, key, 0)
+                value.removeAll(keepingCapacity: true)
+                if withPositions { FullTextPositions.encode(term.positions, to: &value) }
+                try withBytes(value) { (bytes) throws(BoxwoodError) in
+                    try put(table.id, .binary, key, length + 9, bytes.baseAddress ?? UnsafeRawPointer(key), bytes.count)
+                }
             }
         }
     }

@@ -1,0 +1,45 @@
+/// Token positions: how they are encoded (in posting values and document records) and how a phrase is matched
+/// against them.
+enum FullTextPositions {
+    /// Appends ascending positions: the first as is, then the differences, as varints.
+    static func encode(_ positions: [Int32], to bytes: inout [UInt8]) {
+        var previous: Int32 = 0
+        for (i, position) in positions.enumerated() {
+            Varint.append(UInt64(i == 0 ? position : position - previous), to: &bytes)
+            previous = position
+        }
+    }
+
+    /// Decodes positions encoded by `encode` (as many as the bytes hold).
+    static func decode(_ bytes: UnsafeRawBufferPointer, appendingTo positions: inout [Int32]) {
+        var offset = 0
+        var position: Int64 = 0
+        var first = true
+        while offset < bytes.count, let delta = Varint.read(bytes, &offset) {
+            position = first ? Int64(delta) : position + Int64(delta)
+            first = false
+            positions.append(Int32(truncatingIfNeeded: position))
+        }
+    }
+
+    /// True when some `p` has `p + i` in `lists[i]` for every `i` (each list ascending).
+    static func phraseMatches(_ lists: [[Int32]]) -> Bool {
+        guard let first = lists.first else { return false }
+        if lists.count == 1 { return !first.isEmpty }
+        return first.contains { start in
+            (1..<lists.count).allSatisfy { i in lists[i].containsSorted(start + Int32(i)) }
+        }
+    }
+}
+
+extension Array where Element == Int32 {
+    /// Binary search in an ascending array.
+    func containsSorted(_ value: Int32) -> Bool {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low < count && self[low] == value
+    }
+}
