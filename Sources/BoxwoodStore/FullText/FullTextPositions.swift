@@ -22,12 +22,13 @@ enum FullTextPositions {
         }
     }
 
-    /// True when some `p` has `p + i` in `lists[i]` for every `i` (each list ascending).
-    static func phraseMatches(_ lists: [[Int32]]) -> Bool {
-        guard let first = lists.first else { return false }
-        if lists.count == 1 { return !first.isEmpty }
-        return first.contains { start in
-            (1..<lists.count).allSatisfy { i in lists[i].containsSorted(start + Int32(i)) }
+    /// True when some `p` has `p + i` in `lists[i]` for every `i < count` (each list ascending).
+    static func phraseMatches(_ lists: [[Int32]], count: Int) -> Bool {
+        guard count > 0 else { return false }
+        if count == 1 { return !lists[0].isEmpty }
+        for i in 1..<count where lists[i].isEmpty { return false }
+        return lists[0].contains { start in
+            (1..<count).allSatisfy { i in lists[i].containsSorted(start + Int32(i)) }
         }
     }
 }

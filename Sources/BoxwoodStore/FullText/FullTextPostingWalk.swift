@@ -53,9 +53,10 @@ struct FullTextPostingWalk {
         }
     }
 
-    /// The positions stored for `docId`, ascending (merged over every token of a prefix walk); empty when the
-    /// walk has no entry for it. Needs `prepareLookup()` first.
-    func positions(of docId: UInt64) -> [Int32] {
+    /// Replaces `result` with the positions stored for `docId`, ascending (merged over every token of a prefix
+    /// walk); empty when the walk has no entry for it. Needs `prepareLookup()` first.
+    func positions(of docId: UInt64, into result: inout [Int32]) {
+        result.removeAll(keepingCapacity: true)
         let count = docIds.count
         @inline(__always) func entry(_ i: Int) -> Int { byDocId?[i] ?? i }
         var low = 0, high = count
@@ -63,7 +64,6 @@ struct FullTextPostingWalk {
             let mid = (low + high) / 2
             if docIds[entry(mid)] < docId { low = mid + 1 } else { high = mid }
         }
-        var result: [Int32] = []
         var entries = 0
         while low < count && docIds[entry(low)] == docId {
             let e = entry(low)
@@ -75,7 +75,6 @@ struct FullTextPostingWalk {
             low += 1
         }
         if entries > 1 { result.sort() }
-        return result
     }
 
     /// The distinct ids read, descending (complete walks only).

@@ -65,8 +65,12 @@ extension ValueBox {
         // condition is checked on the candidates' records.
         if !incomplete && !phraseWalks.isEmpty {
             for indices in phraseWalks { for i in indices { walks[i].prepareLookup() } }
+            var lists = [[Int32]](repeating: [], count: phraseWalks.map(\.count).max()!)
             candidates = candidates.filter { docId in
-                phraseWalks.allSatisfy { indices in FullTextPositions.phraseMatches(indices.map { walks[$0].positions(of: docId) }) }
+                phraseWalks.allSatisfy { indices in
+                    for (j, i) in indices.enumerated() { walks[i].positions(of: docId, into: &lists[j]) }
+                    return FullTextPositions.phraseMatches(lists, count: indices.count)
+                }
             }
         }
         let checkRecords = incomplete
@@ -191,6 +195,6 @@ struct FullTextFilter {
             if found.isEmpty { return false }
             positions.append(found)
         }
-        return FullTextPositions.phraseMatches(positions)
+        return FullTextPositions.phraseMatches(positions, count: positions.count)
     }
 }
