@@ -102,6 +102,38 @@ func randomBytes(_ count: Int, _ rng: inout SplitMix64) -> [UInt8] {
         try reopened.close()
     }
 
+    @Test func aSecureFullTextRemoveLeavesNoCopyOfTheText() throws {
+        let db = temporaryDatabasePath("secure-fts")
+        defer { removeItem(db) }
+        var rng = SplitMix64(seed: 0xF75)
+        let index = ValueBoxFullTextTable(id: 41)
+        let box = try ValueBox(path: db)
+        try fill(box, &rng)
+        // A long random lower-case word: the tokenizer keeps it as it is, so its bytes are what the posting
+        // keys and the document record hold.
+        let word = String((0..<24).map { _ in Character(UnicodeScalar(UInt8(97 + rng.below(26)))) })
+        try box.begin()
+        for i in 0..<200 {
+            try box.fullTextSet(index, collectionId: "p\(i % 7)", itemId: "p\(i % 7)a0b\(i)", contents: "filler text number \(i)", tags: "t1")
+        }
+        try box.fullTextSet(index, collectionId: "p1", itemId: "p1a0b999", contents: "meet me at \(word) tonight", tags: "t1")
+        try box.commit()
+        try box.checkpoint()
+        #expect(contains(try readFile(db + "/data"), Array(word.utf8)))
+        try box.begin()
+        try box.fullTextRemove(index, itemId: "p1a0b999", secure: true)
+        try box.commit()
+        try box.checkpoint()
+        #expect(!contains(try readFile(db + "/data"), Array(word.utf8)))
+        #expect(!contains(try readFile(db + "/data"), Array("p1a0b999".utf8)))
+        #expect(try readFile(db + "/wal").count == WriteAheadLog.headerSize)
+        var found = 0
+        try box.fullTextMatch(index, collectionId: nil, query: "filler", tags: nil) { _, _ in found += 1; return true }
+        #expect(found == 200)
+        #expect(try box.check().problems == [])
+        try box.close()
+    }
+
     @Test func aSecureRemoveReplayedFromTheWALIsScrubbedToo() throws {
         let db = temporaryDatabasePath("secure-replay")
         let copy = temporaryDatabasePath("secure-replay-copy")
