@@ -14,6 +14,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
     case value4K = "value-4k"
     case value64K = "value-64k"
     case reopen = "reopen-unclean"
+    case fullText = "full-text"
 
     /// One line for `--help` and the output header.
     var summary: String {
@@ -30,6 +31,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .postbox: return "a message arriving in a chat: read state get, history and tag index inserts, chat list move, read state put (ops = transactions)"
         case .value100, .value4K, .value64K: return "\(valueLengthText) text values (compressible): puts in ~1 MiB transactions, then random gets"
         case .reopen: return "open + first get after a process wrote to a fresh database and exited without closing (ops = opens)"
+        case .fullText: return "full-text index (boxwood and sqlite FTS5 only): synthetic chat messages indexed 1,000 per transaction (ops = messages), then term, prefix, AND, phrase and per-chat queries (ops = queries; result sets compared)"
         }
     }
 
@@ -133,6 +135,7 @@ struct BenchSizes: Sendable {
             "sets: \(grouped(sets)), removes: \(grouped(removes)) (\(grouped(transactionBatch)) per transaction); single-op transactions: \(grouped(singleNormal)) normal, \(grouped(singleFull)) full",
             "postbox: \(grouped(postboxTransactions)) transactions over \(grouped(postboxPeers)) chats, \(postboxMessageLength)-byte messages; reopen: \(grouped(reopenPuts)) puts before the unclean stop",
             "values: \(grouped(valueCount(.value100))) × 100 B, \(grouped(valueCount(.value4K))) × 4 KiB, \(grouped(valueCount(.value64K))) × 64 KiB",
+            "full-text: \(grouped(fullTextMessages)) messages over \(grouped(FullTextCorpus.chatCount)) chats, \(grouped(fullTextQueries)) queries of each kind",
         ]
     }
 }

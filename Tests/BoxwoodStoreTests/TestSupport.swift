@@ -88,6 +88,7 @@ extension BoxwoodError {
         case .closed: return "closed"
         case .outOfBounds: return "outOfBounds"
         case .readOnly: return "readOnly"
+        case .invalidFullTextTable: return "invalidFullTextTable"
         }
     }
 }

@@ -9,6 +9,9 @@ public enum ValueBoxKeyType: Int32, Sendable, CustomStringConvertible {
 }
 
 /// A table descriptor. The table itself is created lazily by its first write.
+///
+/// Negative ids are reserved for the engine: the full-text index keeps its data in tables with negative ids
+/// (see ``ValueBoxFullTextTable``). Use ids `>= 0` for your own tables.
 public struct ValueBoxTable: Sendable, Hashable {
     public let id: Int32
     public let keyType: ValueBoxKeyType

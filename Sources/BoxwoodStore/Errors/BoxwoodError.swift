@@ -38,6 +38,8 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     case outOfBounds(offset: Int, length: Int, valueLength: Int)
     /// The operation is not allowed on a database opened read-only.
     case readOnly(path: String)
+    /// A ``ValueBoxFullTextTable`` id outside `0..<ValueBoxFullTextTable.idLimit`.
+    case invalidFullTextTable(id: Int32)
 
     public var description: String {
         switch self {
@@ -73,6 +75,8 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             return "range \(offset)..<\(offset + length) is outside a value of \(valueLength) bytes"
         case let .readOnly(path):
             return "\(path) is open read-only"
+        case let .invalidFullTextTable(id):
+            return "full-text table id \(id) is outside 0..<\(ValueBoxFullTextTable.idLimit)"
         }
     }
 }

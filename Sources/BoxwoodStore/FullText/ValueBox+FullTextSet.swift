@@ -1,0 +1,90 @@
+/// Indexing an item.
+extension ValueBox {
+    /// Indexes `contents` and `tags` as item `itemId` of collection `collectionId` in a full-text table.
+    ///
+    /// An item id that is already indexed (in any collection of the table) is **replaced**: its previous
+    /// entry is removed first (not securely; call ``fullTextRemove(_:itemId:secure:)`` with `secure: true`
+    /// first when the old text must be scrubbed), so an item is never found twice. The item becomes the
+    /// newest one of the table (see the result order of ``fullTextMatch(_:collectionId:query:tags:values:)``).
+    /// `contents` and `tags` are split into tokens by ``FullTextTokenizer``; empty contents are fine (the item
+    /// then matches no query).
+    ///
+    /// Requires an open transaction (``begin()``), like every write. Throws `.keyTooLarge` when `itemId` is
+    /// longer than ``maxKeySize`` UTF-8 bytes or `collectionId` longer than `maxKeySize - 10`,
+    /// `.invalidFullTextTable` for an id outside `0..<ValueBoxFullTextTable.idLimit`. After any other error
+    /// the transaction should be aborted.
+    public func fullTextSet(_ table: ValueBoxFullTextTable, collectionId: String, itemId: String, contents: String, tags: String) throws(BoxwoodError) {
+        let tables = try FullTextTables(table)
+        try checkWritable()
+        let item = Array(itemId.utf8)
+        guard item.count <= ValueBox.maxKeySize else { throw .keyTooLarge(length: item.count, limit: ValueBox.maxKeySize) }
+        let collection = Array(collectionId.utf8)
+        guard collection.count <= FullTextKeys.maxCollectionBytes else {
+            throw .keyTooLarge(length: collection.count + 10, limit: ValueBox.maxKeySize)
+        }
+        var contentTokens = TokenList()
+        FullTextTokenizer.tokenize(contents, into: &contentTokens)
+        var tagTokens = TokenList()
+        FullTextTokenizer.tokenize(tags, into: &tagTokens)
+        let terms = contentTokens.distinctTokens()
+        let distinctTags = tagTokens.distinctTokens()
+
+        let itemKey = ValueBoxKey(item)
+        if let previous = try fullTextDocId(tables, itemKey) {
+            try removeFullTextDocument(tables, previous, itemKey: itemKey, secure: false)
+        }
+        let docId = try nextFullTextDocId(tables)
+        let docKey = FullTextKeys.document(docId)
+        let record = FullTextDocument.encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
+                                             contents: contentTokens, terms: terms)
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        try withBytes(record) { (bytes) throws(BoxwoodError) in try set(tables.documents, key: docKey, bytes: bytes) }
+        try docKey.withUnsafeBytes { bytes in Result { () throws(BoxwoodError) in try set(tables.items, key: itemKey, bytes: bytes) } }.get()
+        try set(tables.collections, key: FullTextKeys.collection(collection, docId), bytes: empty)
+        try putTokenKeys(tables.tags, tagTokens, distinctTags, docId, withPositions: false)
+        try putTokenKeys(tables.postings, contentTokens, terms, docId, withPositions: true)
+    }
+
+    /// Inserts `token ‖ 0x00 ‖ docId` → the token's positions (or nothing) for each distinct token: `set`
+    /// without its per-call checks (the
+    /// transaction was checked by the caller, the key type here, and tokens are far shorter than a key) and
+    /// with one scratch key instead of a `ValueBoxKey` per token.
+    private func putTokenKeys(_ table: ValueBoxTable, _ list: TokenList, _ distinct: [(token: Range<Int>, positions: [Int32])],
+                              _ docId: UInt64, withPositions: Bool) throws(BoxwoodError) {
+        if distinct.isEmpty { return }
+        _ = try existingTable(table)
+        let key = UnsafeMutableRawPointer.allocate(byteCount: FullTextTokenizer.maxTokenBytes + 9, alignment: 8)
+        defer { key.deallocate() }
+        var value: [UInt8] = []
+        try withBytes(list.bytes) { (all) throws(BoxwoodError) in
+            for term in distinct {
+                let length = term.token.count
+                key.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
+                key.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
+                key.storeBytes(of: docId.bigEndian, toByteOffset: length + 1, as: UInt64.self)
+                value.removeAll(keepingCapacity: true)
+                if withPositions { FullTextPositions.encode(term.positions, to: &value) }
+                try withBytes(value) { (bytes) throws(BoxwoodError) in
+                    try put(table.id, .binary, key, length + 9, bytes.baseAddress ?? UnsafeRawPointer(key), bytes.count)
+                }
+            }
+        }
+    }
+
+    /// The document id of an item, nil when it is not indexed.
+    func fullTextDocId(_ tables: FullTextTables, _ itemKey: ValueBoxKey) throws(BoxwoodError) -> UInt64? {
+        try withValue(tables.items, key: itemKey) { bytes in
+            bytes.count == 8 ? UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)) : nil
+        } ?? nil
+    }
+
+    /// One more than the largest document id in use (1 for an empty index): newer items get larger ids.
+    func nextFullTextDocId(_ tables: FullTextTables) throws(BoxwoodError) -> UInt64 {
+        var next: UInt64 = 1
+        try withRange(tables.documents, start: ValueBoxKey([UInt8](repeating: 0xFF, count: 9)), end: ValueBoxKey(length: 0), limit: 1) { key, _ in
+            next = FullTextKeys.docId(atEndOf: key) + 1
+            return false
+        }
+        return next
+    }
+}

@@ -1,0 +1,57 @@
+/// A full-text index: items (an item id, the collection it belongs to, a text and tags) that queries find by
+/// the words of their text. See ``ValueBox/fullTextSet(_:collectionId:itemId:contents:tags:)``,
+/// ``ValueBox/fullTextMatch(_:collectionId:query:tags:values:)`` and
+/// ``ValueBox/fullTextRemove(_:itemId:secure:)``, and `docs/full-text-index.md`.
+///
+/// Like a ``ValueBoxTable`` it is only a descriptor: the index is created by its first write. Its data lives in
+/// ordinary engine tables, so it commits, aborts and recovers together with everything else. Those tables have
+/// **negative ids**, which are reserved for the engine: full-text table `id` uses engine tables
+/// `-(id * 8 + k) - 1` for `k` in 0...7, so user tables (non-negative ids) never collide with them.
+public struct ValueBoxFullTextTable: Sendable, Hashable {
+    /// The index id: `0 <= id <` ``ValueBoxFullTextTable/idLimit``; other ids make every full-text call throw
+    /// ``BoxwoodError/invalidFullTextTable(id:)``.
+    public let id: Int32
+
+    /// One more than the largest valid id (2^27, so that the eight engine tables of every id are distinct
+    /// negative Int32s).
+    public static let idLimit: Int32 = 1 << 27
+
+    public init(id: Int32) {
+        self.id = id
+    }
+}
+
+/// The engine tables of one full-text table (`k` of the id formula).
+enum FullTextPart: Int32, CaseIterable {
+    /// `token ‖ 0x00 ‖ docId` → empty: which documents contain a token.
+    case postings = 0
+    /// `docId` → the document record (collection, item, tags, tokens with positions).
+    case documents = 1
+    /// `itemId` → `docId`.
+    case items = 2
+    /// `u16 length ‖ collectionId ‖ docId` → empty: the documents of a collection.
+    case collections = 3
+    /// `tagToken ‖ 0x00 ‖ docId` → empty: the documents carrying a tag.
+    case tags = 4
+}
+
+/// The engine tables of a validated full-text table.
+struct FullTextTables {
+    let postings: ValueBoxTable
+    let documents: ValueBoxTable
+    let items: ValueBoxTable
+    let collections: ValueBoxTable
+    let tags: ValueBoxTable
+
+    init(_ table: ValueBoxFullTextTable) throws(BoxwoodError) {
+        guard table.id >= 0 && table.id < ValueBoxFullTextTable.idLimit else { throw .invalidFullTextTable(id: table.id) }
+        func engineTable(_ part: FullTextPart) -> ValueBoxTable {
+            ValueBoxTable(id: -(table.id * 8 + part.rawValue) - 1, keyType: .binary)
+        }
+        postings = engineTable(.postings)
+        documents = engineTable(.documents)
+        items = engineTable(.items)
+        collections = engineTable(.collections)
+        tags = engineTable(.tags)
+    }
+}
