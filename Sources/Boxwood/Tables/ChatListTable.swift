@@ -196,6 +196,8 @@ final class ChatListTable: Table {
         let wanted = Set(peerIds)
         for peerId in currentlyPinned.subtracting(wanted).sorted() {
             let inclusion = try indexTable.get(peerId).inclusion
+            // Pinned here as stored, but moved elsewhere in this transaction: not ours to unpin.
+            guard inclusion.groupId == groupId, inclusion.pinningIndex != nil else { continue }
             try indexTable.setInclusion(peerId, inclusion.withPinningIndex(nil))
         }
         var seen = Set<PeerId>()

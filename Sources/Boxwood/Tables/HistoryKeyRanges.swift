@@ -20,11 +20,15 @@ struct HistoryKeyRanges {
         guard let anchor else {
             return direction == .earlier ? (upperEnd, prefix) : (prefix, upperEnd)
         }
+        // Stored timestamps and ids are non-negative (see the type's documentation): a negative anchor is below all.
+        if anchor.timestamp < 0 {
+            return direction == .earlier ? (prefix, prefix) : (prefix, upperEnd)
+        }
         var timestampKey = ValueBoxKey(length: 4)
         timestampKey.setInt32(0, value: anchor.timestamp)
         let atTimestamp = prefix + timestampKey
         let start: ValueBoxKey
-        if namespace == anchor.id.namespace {
+        if namespace == anchor.id.namespace && anchor.id.id >= 0 {
             var idKey = ValueBoxKey(length: 4)
             idKey.setInt32(0, value: anchor.id.id)
             start = atTimestamp + idKey
@@ -32,7 +36,8 @@ struct HistoryKeyRanges {
             // Every entry at the anchor's timestamp is below the anchor.
             start = atTimestamp.paddedWithMax(4).immediateSuccessor
         } else {
-            // Every entry at the anchor's timestamp is above the anchor.
+            // Every entry at the anchor's timestamp is above the anchor (a greater namespace, or the same namespace
+            // with a negative anchor id).
             start = atTimestamp
         }
         return direction == .earlier ? (start, prefix) : (start, upperEnd)

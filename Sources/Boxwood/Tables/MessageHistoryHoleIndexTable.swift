@@ -9,8 +9,8 @@
 ///
 /// A peer's history starts with the holes of ``MessageHistoryConfiguration/messageHoles`` (the full valid range
 /// per configured namespace and space), added by ``ensureInitialized(_:)`` the first time the peer is changed
-/// (the "history initialised" flag lives in table 10). Write-through; records every requested change in
-/// ``operations``.
+/// (the "history initialised" flag lives in table 10). Write-through; records in ``operations`` every add or
+/// remove that changed the stored holes, with the range the caller asked for (clipped) — not the merged result.
 final class MessageHistoryHoleIndexTable: Table {
     static let tableId: Int32 = 56
 
@@ -126,6 +126,9 @@ final class MessageHistoryHoleIndexTable: Table {
         let touching = try ranges(peerId, namespace, space, upperAtLeast: range.lowerBound - 1, while: {
             Int64($0.lowerBound) <= Int64(range.upperBound) + 1
         })
+        if touching.count == 1, touching[0].lowerBound <= range.lowerBound, touching[0].upperBound >= range.upperBound {
+            return  // already a hole: nothing changes, nothing is recorded
+        }
         var merged = range
         for hole in touching {
             merged = min(merged.lowerBound, hole.lowerBound)...max(merged.upperBound, hole.upperBound)
