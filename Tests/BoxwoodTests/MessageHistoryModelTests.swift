@@ -129,6 +129,8 @@ private struct HistoryModel {
             m.text.split(whereSeparator: { $0 == " " || $0 == "," }).contains { $0.hasPrefix(word) }
         }.map(\.id))
         #expect(Set(try t.textIndex.search(word, peerId: nil, tags: nil)) == expected, "seed \(seed) global search \(word)")
+        #expect(try h.search(word, peerId: nil, tags: nil) == model.messages.values.filter { expected.contains($0.id) }.map(\.index).sorted(by: >),
+                "seed \(seed) global search indices \(word)")
         // Messages by id.
         for (id, m) in model.messages {
             guard let stored = try h.getMessage(id) else {

@@ -352,6 +352,17 @@ final class MessageHistoryTable: Table {
         return Int32(clamping: entries.filter { $0.1.incoming || $0.1.countedAsIncoming }.count)
     }
 
+    /// The messages whose text matches `query` (see ``MessageHistoryTextIndexTable/search(_:peerId:tags:)``), newest
+    /// first by index. Ids the text index returns that are no longer stored are left out.
+    func search(_ query: String, peerId: PeerId?, tags: MessageTags?) throws -> [MessageIndex] {
+        guard let textIndexTable else { return [] }
+        var result: [MessageIndex] = []
+        for id in try textIndexTable.search(query, peerId: peerId, tags: tags) {
+            if let index = try messageIndex(of: id) { result.append(index) }
+        }
+        return result.sorted(by: >)
+    }
+
     // MARK: Read states
 
     /// Marks incoming messages read up to `messageId` (id-based), or up to its index (index-based namespaces, when
