@@ -332,3 +332,78 @@ private struct HistoryModel {
 extension MessageHistoryTables {
     var valueBoxForTests: ValueBox { valueBox }
 }
+
+/// Random bytes written over every history table's keys and values: every read and write either works or throws,
+/// none traps.
+@Suite struct HistoryGarbageTests {
+    @Test func garbageNeverTraps() throws {
+        let seed = testSeed("HistoryGarbageTests.garbageNeverTraps")
+        var rng = SplitMix64(seed: seed)
+        var configuration = MessageHistoryConfiguration()
+        configuration.messageHoles = [PeerId.Namespace(0): [0: [MessageTags(rawValue: 1)]]]
+        configuration.defaultReadStates = [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)]
+        configuration.globalMessageIdsNamespaces = [GlobalMessageIdsNamespace(peerIdNamespace: PeerId.Namespace(0), messageIdNamespace: 0)]
+        let p = peer(1)
+        func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
+        for round in 0..<40 {
+            let f = try HistoryFixture("garbage-\(round)", configuration: configuration)
+            // Some real data first.
+            try f.transaction { t in
+                try t.history.addMessages((1...5).map { storeMessage(MessageId(peerId: p, namespace: 0, id: Int32($0) * 10), timestamp: Int32($0),
+                                                                     flags: [.incoming], tags: MessageTags(rawValue: 1), text: "hello \($0)") },
+                                          location: .UpperHistoryBlock)
+            }
+            try f.transaction { t in
+                let box = t.valueBoxForTests
+                for _ in 0..<6 {
+                    let binaryTables: [Int32] = [4, 7, 9, 10, 12, 32, 56]
+                    let intTables: [Int32] = [3, 8, 14]
+                    if rng.below(3) == 0 {
+                        let table = ValueBoxTable(id: intTables[rng.below(intTables.count)], keyType: .int64)
+                        let key = rng.below(2) == 0 ? ValueBoxKey(int64: p.toInt64()) : ValueBoxKey(int64: Int64(rng.below(60)))
+                        try box.set(table, key: key, bytes: bytes(rng.below(30)))
+                    } else {
+                        let table = ValueBoxTable(id: binaryTables[rng.below(binaryTables.count)], keyType: .binary)
+                        var prefix = ValueBoxKey(length: 8)
+                        prefix.setInt64(0, value: p.toInt64())
+                        if table.id == 9 {
+                            prefix = ValueBoxKey(length: 4)
+                        }
+                        let key = prefix + ValueBoxKey(bytes(rng.below(24)))
+                        try box.set(table, key: key, bytes: bytes(rng.below(30)))
+                    }
+                }
+            }
+            f.tables.clearMemoryCache()
+            let operations: [(MessageHistoryTables) throws -> Void] = [
+                { t in _ = try t.history.getMessage(MessageId(peerId: p, namespace: 0, id: 10)) },
+                { t in _ = try t.history.indices(peerId: p, anchor: nil, direction: .earlier, limit: 0) },
+                { t in _ = try t.history.messages(peerId: p, anchor: nil, direction: .later, limit: 0) },
+                { t in _ = try t.history.tagIndices(peerId: p, tag: MessageTags(rawValue: 1), anchor: nil, direction: .later, limit: 0) },
+                { t in _ = try t.history.topIndex(peerId: p, namespaces: nil) },
+                { t in _ = try t.history.messageId(globalId: Int32(rng.below(60))) },
+                { t in _ = try t.history.search("hello", peerId: p, tags: nil) },
+                { t in _ = try t.holes.holes(peerId: p, namespace: 0, space: .everywhere) },
+                { t in _ = try t.holes.spaces(peerId: p, namespace: 0) },
+                { t in _ = try t.holes.containing(peerId: p, namespace: 0, space: .everywhere, id: Int32(rng.below(100))) },
+                { t in try t.holes.addHole(peerId: p, namespace: 0, space: .everywhere, range: 1...1000) },
+                { t in try t.holes.removeHole(peerId: p, namespace: 0, space: .everywhere, range: 5...7) },
+                { t in _ = try t.readStates.get(p) },
+                { t in try t.history.applyIncomingMaxReadId(MessageId(peerId: p, namespace: 0, id: 30)) },
+                { t in _ = try t.chatListIndex.get(p) },
+                { t in _ = try t.chatList.earlierEntries(groupId: .root, index: nil, count: 0) },
+                { t in try t.chatList.setPinnedPeers(groupId: .root, [p]) },
+                { t in try t.history.addMessages([storeMessage(MessageId(peerId: p, namespace: 0, id: 1000), timestamp: 1000, flags: [.incoming])], location: .UpperHistoryBlock) },
+                { t in try t.history.addMessages([StoreMessage(id: .partial(p, 0), timestamp: 5, authorId: nil, text: "x")], location: .Random) },
+                { t in try t.history.deleteMessages([MessageId(peerId: p, namespace: 0, id: 20)]) },
+                { t in try t.history.updateMessage(MessageId(peerId: p, namespace: 0, id: 30), storeMessage(MessageId(peerId: p, namespace: 0, id: 31), timestamp: 9)) },
+                { t in try t.history.updateMessageTimestamp(MessageId(peerId: p, namespace: 0, id: 40), timestamp: 99) },
+                { t in _ = try t.metadata.totalUnreadState(groupId: .root) },
+                { t in _ = try t.recountTotalUnreadState(groupId: .root) },
+            ]
+            for operation in operations {
+                do { try f.transaction(operation) } catch {}
+            }
+        }
+    }
+}

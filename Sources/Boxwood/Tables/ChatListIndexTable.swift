@@ -184,18 +184,18 @@ final class ChatListIndexTable: Table {
             let before = Self.contribution(initialEntry.listing(peerId), initialState)
             let after = Self.contribution(currentEntry.listing(peerId), currentState)
             if let before {
-                deltas[before.0, default: ChatListTotalUnreadState()].messageCount -= before.1.messageCount
-                deltas[before.0, default: ChatListTotalUnreadState()].chatCount -= before.1.chatCount
+                deltas[before.0, default: ChatListTotalUnreadState()].messageCount &-= before.1.messageCount
+                deltas[before.0, default: ChatListTotalUnreadState()].chatCount &-= before.1.chatCount
             }
             if let after {
-                deltas[after.0, default: ChatListTotalUnreadState()].messageCount += after.1.messageCount
-                deltas[after.0, default: ChatListTotalUnreadState()].chatCount += after.1.chatCount
+                deltas[after.0, default: ChatListTotalUnreadState()].messageCount &+= after.1.messageCount
+                deltas[after.0, default: ChatListTotalUnreadState()].chatCount &+= after.1.chatCount
             }
         }
         for (groupId, delta) in deltas.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !delta.isEmpty {
             var state = try metadataTable.totalUnreadState(groupId: groupId)
-            state.messageCount += delta.messageCount
-            state.chatCount += delta.chatCount
+            state.messageCount &+= delta.messageCount
+            state.chatCount &+= delta.chatCount
             try metadataTable.setTotalUnreadState(groupId: groupId, state)
             updatedTotalUnreadStates[groupId] = state
         }

@@ -115,7 +115,7 @@ final class ChatListTable: Table {
             if let top, top.timestamp == timestamp, top.id.id == id, UInt8(truncatingIfNeeded: top.id.namespace) == UInt8(namespace) {
                 keyIndex = top
             }
-            let pinningIndex: UInt16? = pinKey == 0 ? nil : UInt16.max - 1 - pinKey
+            let pinningIndex: UInt16? = pinKey == 0 ? nil : (pinKey >= UInt16.max - 1 ? 0 : UInt16.max - 1 - pinKey)
             return .message(ChatListIndex(pinningIndex: pinningIndex, messageIndex: keyIndex), topMessage: top)
         case 2:
             return .hole(ChatListHole(index: keyIndex))

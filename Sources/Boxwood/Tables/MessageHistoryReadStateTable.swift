@@ -140,7 +140,7 @@ final class MessageHistoryReadStateTable: Table {
             if try rangeHasHoles(range) {
                 newCount = messageId.id == .max ? 0 : try countIncoming((messageId.id + 1)...Int32.max)
             } else {
-                newCount = max(0, count - (try countIncoming(range)))
+                newCount = Int32(clamping: max(0, Int64(count) - Int64(try countIncoming(range))))
             }
         }
         var states = combined.states
@@ -161,7 +161,7 @@ final class MessageHistoryReadStateTable: Table {
         var newMax = maxIncomingReadIndex
         if maxIncomingReadIndex < index {
             newMax = index
-            newCount = max(0, count - (try countIncoming(maxIncomingReadIndex, index)))
+            newCount = Int32(clamping: max(0, Int64(count) - Int64(try countIncoming(maxIncomingReadIndex, index))))
         }
         var states = combined.states
         states[index.id.namespace] = .indexBased(maxIncomingReadIndex: newMax, maxOutgoingReadIndex: maxOutgoingReadIndex,
