@@ -126,6 +126,36 @@ import Foundation
         }
     }
 
+    /// The transaction's WAL record shows what the engine was asked to do: `fullTextRemove` makes only
+    /// `remove` operations, one per entry of the item, each carrying the caller's `secure` flag.
+    @Test func secureFlagReachesEveryEngineRemove() throws {
+        try withTemporaryBox("fts-secure") { box, _ in
+            try box.begin()
+            try box.fullTextSet(ft, collectionId: "p1", itemId: "a", contents: "one two two three", tags: "t1 t2")
+            try box.commit()
+            for secure in [true, false] {
+                try box.begin()
+                try box.fullTextRemove(ft, itemId: "a", secure: secure)
+                var removes = 0
+                let record = box.record
+                var reader = ByteReader(record.memory + WriteAheadLog.recordHeaderSize, count: record.count - WriteAheadLog.recordHeaderSize)
+                while !reader.isAtEnd {
+                    guard let operation = reader.operation() else { Issue.record("malformed WAL operation"); break }
+                    if case let .remove(table, _, flag) = operation {
+                        #expect(table < 0)
+                        #expect(flag == secure)
+                        removes += 1
+                    } else {
+                        Issue.record("fullTextRemove logged \(operation)")
+                    }
+                }
+                // Postings one, two, three; tags t1, t2; the collection, item and document entries.
+                #expect(removes == 8)
+                box.abort()
+            }
+        }
+    }
+
     @Test func writesNeedATransactionAndAbortRollsBack() throws {
         try withTemporaryBox("fts-txn") { box, path in
             expectError("noActiveTransaction") { try box.fullTextSet(ft, collectionId: "p", itemId: "i", contents: "x", tags: "") }
