@@ -171,7 +171,7 @@ import Testing
                 }
             }
         }
-        for round in 0..<60 {
+        for round in 0..<300 {
             let abort = rng.below(6) == 0
             var working = model
             let body: (MessageHistoryTables) throws -> Void = { t in
@@ -194,7 +194,7 @@ import Testing
                 try f.transaction(body)
                 model = working
             }
-            if round % 20 == 19 { try f.reopen() }
+            if round % 50 == 49 { try f.reopen() }
             try f.read { t in try check(t, model) }
         }
     }

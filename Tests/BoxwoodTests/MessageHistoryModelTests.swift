@@ -182,7 +182,7 @@ private struct HistoryModel {
                                 authorId: nil, text: Self.randomText(&rng))
         }
 
-        for round in 0..<120 {
+        for round in 0..<200 {
             var working = model
             let abort = rng.below(7) == 0
             let body: (MessageHistoryTables) throws -> Void = { t in
@@ -253,7 +253,7 @@ private struct HistoryModel {
                 try f.transaction(body)
                 model = working
             }
-            if round % 30 == 29 { try f.reopen() }
+            if round % 50 == 49 { try f.reopen() }
             if round % 3 == 0 || abort {
                 try f.read { t in try check(t, &model, &rng, seed: seed, fillStableIds: true) }
             }

@@ -108,7 +108,7 @@ import Testing
         let f = try HistoryFixture("readstate-chatlist", configuration: Self.configuration())
         var model = Model()
         var lists: [PeerGroupId: [ChatListIndex]] = [:]
-        for round in 0..<150 {
+        for round in 0..<500 {
             var working = model
             let abort = rng.below(8) == 0
             let body: (MessageHistoryTables) throws -> Void = { t in
@@ -204,7 +204,7 @@ import Testing
                     #expect(lists[groupId] == model.list(groupId), "seed \(seed) replayed operations of \(groupId)")
                 }
             }
-            if round % 40 == 39 { try f.reopen() }
+            if round % 100 == 99 { try f.reopen() }
             try f.read { t in try check(t, model, seed: seed, &rng) }
         }
     }
