@@ -1,0 +1,213 @@
+/// Table 8: each peer's chat-list state (Postbox's `ChatListIndexTable`): its inclusion (group, pinning, minimum
+/// timestamp) and its top message as last placed in the chat list. Int64 keys (the PeerId) → little-endian value:
+///
+/// ```
+/// kind UInt8: 0 not included, 1 included if it has messages or is pinned or has a minimum timestamp
+///   kind 1: groupId Int32, flags UInt8 (0x01 pinned, 0x02 min timestamp), [pinningIndex UInt16], [minTimestamp Int32]
+/// hasTop UInt8: 0 or 1
+///   1: top message namespace Int32, id Int32, timestamp Int32 (the peer is the key)
+/// ```
+///
+/// A peer without an entry has ``MessageHistoryConfiguration/defaultInclusion`` and no top message. Write-through
+/// with a read cache. Every peer changed in a transaction keeps its entry from before the first change
+/// (``initialEntries``): the chat list (table 9) still reflects those until ``ChatListTable/replay`` moves them,
+/// and the total unread state is updated from the difference (``commitTotalUnreadStates``).
+final class ChatListIndexTable: Table {
+    static let tableId: Int32 = 8
+
+    struct Entry: Hashable {
+        var inclusion: PeerChatListInclusion
+        var topMessageIndex: MessageIndex?
+
+        /// Where the peer is listed: its group and chat-list index, or nil when it is not listed.
+        func listing(_ peerId: PeerId) -> (groupId: PeerGroupId, index: ChatListIndex)? {
+            guard case let .ifHasMessagesOrOneOf(groupId, pinningIndex, minTimestamp) = inclusion else { return nil }
+            guard topMessageIndex != nil || pinningIndex != nil || minTimestamp != nil else { return nil }
+            var messageIndex = topMessageIndex
+            if let minTimestamp, messageIndex.map({ $0.timestamp < minTimestamp }) ?? true {
+                messageIndex = MessageIndex(id: MessageId(peerId: peerId, namespace: 0, id: 0), timestamp: minTimestamp)
+            }
+            let index = messageIndex ?? MessageIndex(id: MessageId(peerId: peerId, namespace: 0, id: 0), timestamp: 0)
+            return (groupId, ChatListIndex(pinningIndex: pinningIndex, messageIndex: index))
+        }
+    }
+
+    private let defaultInclusion: PeerChatListInclusion
+    private var cache: [PeerId: Entry] = [:]
+
+    /// The entry each peer changed in this transaction had before its first change.
+    private(set) var initialEntries: [PeerId: Entry] = [:]
+    /// Inclusions set in this transaction (Postbox's `currentUpdatedChatListInclusions`).
+    private(set) var updatedInclusions: [PeerId: PeerChatListInclusion] = [:]
+    /// Total unread states changed in this transaction.
+    private(set) var updatedTotalUnreadStates: [PeerGroupId: ChatListTotalUnreadState] = [:]
+
+    init(valueBox: ValueBox, defaultInclusion: PeerChatListInclusion, useCaches: Bool = true) {
+        self.defaultInclusion = defaultInclusion
+        super.init(valueBox: valueBox, table: ValueBoxTable(id: Self.tableId, keyType: .int64), useCaches: useCaches)
+    }
+
+    override func clearMemoryCache() {
+        cache.removeAll()
+        initialEntries.removeAll()
+        updatedInclusions.removeAll()
+        updatedTotalUnreadStates.removeAll()
+    }
+
+    func resetChanges() {
+        initialEntries.removeAll()
+        updatedInclusions.removeAll()
+        updatedTotalUnreadStates.removeAll()
+    }
+
+    private func corrupt(_ reason: String) -> HistoryTableError { .corrupt(table: Self.tableId, reason: reason) }
+
+    // MARK: Entries
+
+    func get(_ peerId: PeerId) throws -> Entry {
+        if let cached = cache[peerId] { return cached }
+        var entry = Entry(inclusion: defaultInclusion, topMessageIndex: nil)
+        if let buffer = try valueBox.get(table, key: ValueBoxKey(int64: peerId.toInt64())) {
+            entry = try decode(peerId, buffer)
+        }
+        cache[peerId] = entry
+        return entry
+    }
+
+    private func decode(_ peerId: PeerId, _ buffer: MemoryBuffer) throws -> Entry {
+        var reader = ValueReader(buffer)
+        let inclusion: PeerChatListInclusion
+        switch reader.uint8() {
+        case 0:
+            inclusion = .notIncluded
+        case 1:
+            guard let group = reader.int32(), let flags = reader.uint8() else { throw corrupt("entry of \(peerId)") }
+            var pinningIndex: UInt16?
+            var minTimestamp: Int32?
+            if flags & 1 != 0 {
+                guard let value = reader.uint16() else { throw corrupt("entry of \(peerId)") }
+                pinningIndex = value
+            }
+            if flags & 2 != 0 {
+                guard let value = reader.int32() else { throw corrupt("entry of \(peerId)") }
+                minTimestamp = value
+            }
+            inclusion = .ifHasMessagesOrOneOf(groupId: PeerGroupId(rawValue: group), pinningIndex: pinningIndex, minTimestamp: minTimestamp)
+        default:
+            throw corrupt("entry of \(peerId)")
+        }
+        var top: MessageIndex?
+        switch reader.uint8() {
+        case 0:
+            break
+        case 1:
+            guard let namespace = reader.int32(), let id = reader.int32(), let timestamp = reader.int32() else { throw corrupt("entry of \(peerId)") }
+            top = MessageIndex(id: MessageId(peerId: peerId, namespace: namespace, id: id), timestamp: timestamp)
+        default:
+            throw corrupt("entry of \(peerId)")
+        }
+        guard reader.remaining == 0 else { throw corrupt("entry of \(peerId) has trailing bytes") }
+        return Entry(inclusion: inclusion, topMessageIndex: top)
+    }
+
+    private func set(_ peerId: PeerId, _ entry: Entry) throws {
+        let current = try get(peerId)
+        guard current != entry else { return }
+        if initialEntries[peerId] == nil { initialEntries[peerId] = current }
+        var writer = ValueWriter()
+        switch entry.inclusion {
+        case .notIncluded:
+            writer.uint8(0)
+        case let .ifHasMessagesOrOneOf(groupId, pinningIndex, minTimestamp):
+            writer.uint8(1)
+            writer.int32(groupId.rawValue)
+            writer.uint8((pinningIndex != nil ? 1 : 0) | (minTimestamp != nil ? 2 : 0))
+            if let pinningIndex { writer.uint16(pinningIndex) }
+            if let minTimestamp { writer.int32(minTimestamp) }
+        }
+        if let top = entry.topMessageIndex {
+            writer.uint8(1)
+            writer.int32(top.id.namespace)
+            writer.int32(top.id.id)
+            writer.int32(top.timestamp)
+        } else {
+            writer.uint8(0)
+        }
+        try valueBox.set(table, key: ValueBoxKey(int64: peerId.toInt64()), bytes: writer.bytes)
+        cache[peerId] = entry
+    }
+
+    /// Sets how `peerId` is included in the chat list; the chat list follows at ``ChatListTable/replay``.
+    func setInclusion(_ peerId: PeerId, _ inclusion: PeerChatListInclusion) throws {
+        var entry = try get(peerId)
+        guard entry.inclusion != inclusion else { return }
+        entry.inclusion = inclusion
+        try set(peerId, entry)
+        updatedInclusions[peerId] = inclusion
+    }
+
+    /// Records the top message the chat list placed `peerId` at (called by ``ChatListTable/replay``).
+    func setTopMessageIndex(_ peerId: PeerId, _ index: MessageIndex?) throws {
+        var entry = try get(peerId)
+        entry.topMessageIndex = index
+        try set(peerId, entry)
+    }
+
+    /// Where `peerId` is listed now (after the last replay, plus inclusion changes not replayed yet).
+    func listing(_ peerId: PeerId) throws -> (groupId: PeerGroupId, index: ChatListIndex)? {
+        try get(peerId).listing(peerId)
+    }
+
+    // MARK: Total unread state
+
+    private static func contribution(_ listing: (groupId: PeerGroupId, index: ChatListIndex)?, _ state: CombinedPeerReadState?) -> (PeerGroupId, ChatListTotalUnreadState)? {
+        guard let listing, let state else { return nil }
+        var result = ChatListTotalUnreadState()
+        result.messageCount = Int64(state.count)
+        result.chatCount = state.isUnread ? 1 : 0
+        return result.isEmpty ? nil : (listing.groupId, result)
+    }
+
+    /// Brings the stored total unread states up to date with the listings and read states changed in this
+    /// transaction (run after ``ChatListTable/replay``, before the read states are flushed). A group's totals
+    /// count the listed chats of the group: their unread incoming messages, and the chats with anything unread.
+    func commitTotalUnreadStates(readStateTable: MessageHistoryReadStateTable, metadataTable: MessageHistoryMetadataTable) throws {
+        let initialStates = readStateTable.initialStates
+        var peers = Set(initialEntries.keys)
+        peers.formUnion(initialStates.keys)
+        var deltas: [PeerGroupId: ChatListTotalUnreadState] = [:]
+        for peerId in peers.sorted() {
+            let currentEntry = try get(peerId)
+            let initialEntry = initialEntries[peerId] ?? currentEntry
+            let currentState = try readStateTable.get(peerId)
+            let initialState: CombinedPeerReadState? = initialStates[peerId] ?? currentState
+            let before = Self.contribution(initialEntry.listing(peerId), initialState)
+            let after = Self.contribution(currentEntry.listing(peerId), currentState)
+            if let before {
+                deltas[before.0, default: ChatListTotalUnreadState()].messageCount &-= before.1.messageCount
+                deltas[before.0, default: ChatListTotalUnreadState()].chatCount &-= before.1.chatCount
+            }
+            if let after {
+                deltas[after.0, default: ChatListTotalUnreadState()].messageCount &+= after.1.messageCount
+                deltas[after.0, default: ChatListTotalUnreadState()].chatCount &+= after.1.chatCount
+            }
+        }
+        for (groupId, delta) in deltas.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !delta.isEmpty {
+            var state = try metadataTable.totalUnreadState(groupId: groupId)
+            state.messageCount &+= delta.messageCount
+            state.chatCount &+= delta.chatCount
+            try metadataTable.setTotalUnreadState(groupId: groupId, state)
+            updatedTotalUnreadStates[groupId] = state
+        }
+    }
+
+    /// Every peer with a stored entry (for recounts and checks).
+    func allPeerIds() throws -> [PeerId] {
+        var result: [PeerId] = []
+        try valueBox.scanInt64(table, keys: { key in
+            result.append(PeerId(key))
+            return true
+        })
+        return result
+    }
+}

@@ -1,0 +1,73 @@
+/// Table 3: account-wide message ids (Postbox's `GlobalMessageIdsTable`). Int64 keys: the global Int32 id
+/// (sign-extended) → `peerId Int64 LE ‖ namespace Int32 LE`. Only messages of the
+/// ``MessageHistoryConfiguration/globalMessageIdsNamespaces`` pairs are indexed. Write-through.
+final class GlobalMessageIdsTable: Table {
+    static let tableId: Int32 = 3
+
+    init(valueBox: ValueBox, useCaches: Bool = true) {
+        super.init(valueBox: valueBox, table: ValueBoxTable(id: Self.tableId, keyType: .int64), useCaches: useCaches)
+    }
+
+    func set(globalId: Int32, id: MessageId) throws {
+        var writer = ValueWriter()
+        writer.int64(id.peerId.toInt64())
+        writer.int32(id.namespace)
+        try valueBox.set(table, key: ValueBoxKey(int64: Int64(globalId)), bytes: writer.bytes)
+    }
+
+    func get(globalId: Int32) throws -> MessageId? {
+        guard let buffer = try valueBox.get(table, key: ValueBoxKey(int64: Int64(globalId))) else { return nil }
+        var reader = ValueReader(buffer)
+        guard let peer = reader.int64(), let namespace = reader.int32(), reader.remaining == 0 else {
+            throw HistoryTableError.corrupt(table: Self.tableId, reason: "global id \(globalId)")
+        }
+        return MessageId(peerId: PeerId(peer), namespace: namespace, id: globalId)
+    }
+
+    /// Removes `globalId` if it points at `id` (a newer message may own it).
+    func remove(globalId: Int32, id: MessageId) throws {
+        if try get(globalId: globalId) == id {
+            try valueBox.remove(table, key: ValueBoxKey(int64: Int64(globalId)))
+        }
+    }
+}
+
+/// Table 32: client-chosen random ids (Postbox's `MessageGloballyUniqueIdTable`). Binary keys
+/// `peerId(8) ‖ globallyUniqueId(8)` (big-endian) → `namespace Int32 LE ‖ id Int32 LE`. Write-through.
+final class MessageGloballyUniqueIdTable: Table {
+    static let tableId: Int32 = 32
+
+    init(valueBox: ValueBox, useCaches: Bool = true) {
+        super.init(valueBox: valueBox, table: ValueBoxTable(id: Self.tableId, keyType: .binary, compactValuesOnCreation: true), useCaches: useCaches)
+    }
+
+    private func key(peerId: PeerId, globallyUniqueId: Int64) -> ValueBoxKey {
+        var key = ValueBoxKey(length: 16)
+        key.setInt64(0, value: peerId.toInt64())
+        key.setInt64(8, value: globallyUniqueId)
+        return key
+    }
+
+    func set(globallyUniqueId: Int64, id: MessageId) throws {
+        var writer = ValueWriter()
+        writer.int32(id.namespace)
+        writer.int32(id.id)
+        try valueBox.set(table, key: key(peerId: id.peerId, globallyUniqueId: globallyUniqueId), bytes: writer.bytes)
+    }
+
+    func get(peerId: PeerId, globallyUniqueId: Int64) throws -> MessageId? {
+        guard let buffer = try valueBox.get(table, key: key(peerId: peerId, globallyUniqueId: globallyUniqueId)) else { return nil }
+        var reader = ValueReader(buffer)
+        guard let namespace = reader.int32(), let id = reader.int32(), reader.remaining == 0 else {
+            throw HistoryTableError.corrupt(table: Self.tableId, reason: "globally unique id \(globallyUniqueId)")
+        }
+        return MessageId(peerId: peerId, namespace: namespace, id: id)
+    }
+
+    /// Removes the entry if it points at `id` (a newer message may own it).
+    func remove(globallyUniqueId: Int64, id: MessageId) throws {
+        if try get(peerId: id.peerId, globallyUniqueId: globallyUniqueId) == id {
+            try valueBox.remove(table, key: key(peerId: id.peerId, globallyUniqueId: globallyUniqueId))
+        }
+    }
+}

@@ -1,0 +1,175 @@
+/// Table 10: counters and flags of the history (Postbox's `MessageHistoryMetadataTable`). Binary keys: global keys
+/// start with a 1-byte prefix, per-peer keys are `peerId(8) ‖ prefix(1) ‖ …`. Values are little-endian.
+///
+/// | key | value |
+/// |---|---|
+/// | `0x00 ‖ groupId(4)` | empty: the chat list of the group was initialised (seeded with its hole) |
+/// | `peerId(8) ‖ 0x01 ‖ namespace(4)` | Int32: the next id to assign in that peer and namespace |
+/// | `0x02` | UInt32: the next stable message id |
+/// | `0x03 ‖ groupId(4)` | Int64 messages ‖ Int64 chats: the group's total unread state |
+/// | `peerId(8) ‖ 0x04` | empty: the peer's history was initialised (seeded with its holes) |
+///
+/// Write-through with a read cache of every value it has seen (``clearMemoryCache()`` after an abort or an
+/// external commit).
+final class MessageHistoryMetadataTable: Table {
+    static let tableId: Int32 = 10
+
+    private enum Prefix: UInt8 {
+        case chatListInitialized = 0
+        case peerNextMessageIdByNamespace = 1
+        case nextStableMessageId = 2
+        case totalUnreadState = 3
+        case peerHistoryInitialized = 4
+    }
+
+    private struct NamespaceKey: Hashable {
+        let peerId: PeerId
+        let namespace: MessageId.Namespace
+    }
+
+    private var nextIdCache: [NamespaceKey: Int32] = [:]
+    private var nextStableIdCache: UInt32?
+    private var initializedPeers: [PeerId: Bool] = [:]
+    private var initializedChatLists: [PeerGroupId: Bool] = [:]
+    private var totalUnreadCache: [PeerGroupId: ChatListTotalUnreadState] = [:]
+
+    init(valueBox: ValueBox, useCaches: Bool = true) {
+        super.init(valueBox: valueBox, table: ValueBoxTable(id: Self.tableId, keyType: .binary, compactValuesOnCreation: true), useCaches: useCaches)
+    }
+
+    override func clearMemoryCache() {
+        nextIdCache.removeAll()
+        nextStableIdCache = nil
+        initializedPeers.removeAll()
+        initializedChatLists.removeAll()
+        totalUnreadCache.removeAll()
+    }
+
+    // MARK: Keys
+
+    private func peerKey(_ peerId: PeerId, _ prefix: Prefix, extra: Int = 0) -> ValueBoxKey {
+        var key = ValueBoxKey(length: 9 + extra)
+        key.setInt64(0, value: peerId.toInt64())
+        key.setUInt8(8, value: prefix.rawValue)
+        return key
+    }
+
+    private func globalKey(_ prefix: Prefix, groupId: PeerGroupId? = nil) -> ValueBoxKey {
+        var key = ValueBoxKey(length: groupId == nil ? 1 : 5)
+        key.setUInt8(0, value: prefix.rawValue)
+        if let groupId { key.setInt32(1, value: groupId.rawValue) }
+        return key
+    }
+
+    private func corrupt(_ reason: String) -> HistoryTableError { .corrupt(table: Self.tableId, reason: reason) }
+
+    // MARK: Next message id
+
+    /// The id the next partial message of (peer, namespace) gets (1 when none was assigned).
+    func nextMessageId(peerId: PeerId, namespace: MessageId.Namespace) throws -> Int32 {
+        let cacheKey = NamespaceKey(peerId: peerId, namespace: namespace)
+        if let cached = nextIdCache[cacheKey] { return cached }
+        var key = peerKey(peerId, .peerNextMessageIdByNamespace, extra: 4)
+        key.setInt32(9, value: namespace)
+        var value: Int32 = 1
+        if let buffer = try valueBox.get(table, key: key) {
+            var reader = ValueReader(buffer)
+            guard let stored = reader.int32(), reader.remaining == 0 else { throw corrupt("next message id of \(peerId)/\(namespace)") }
+            value = stored
+        }
+        nextIdCache[cacheKey] = value
+        return value
+    }
+
+    func setNextMessageId(peerId: PeerId, namespace: MessageId.Namespace, _ value: Int32) throws {
+        var key = peerKey(peerId, .peerNextMessageIdByNamespace, extra: 4)
+        key.setInt32(9, value: namespace)
+        var writer = ValueWriter()
+        writer.int32(value)
+        try valueBox.set(table, key: key, bytes: writer.bytes)
+        nextIdCache[NamespaceKey(peerId: peerId, namespace: namespace)] = value
+    }
+
+    // MARK: Stable ids
+
+    /// The next stable id (1 when none was assigned).
+    func nextStableMessageId() throws -> UInt32 {
+        if let nextStableIdCache { return nextStableIdCache }
+        var value: UInt32 = 1
+        if let buffer = try valueBox.get(table, key: globalKey(.nextStableMessageId)) {
+            var reader = ValueReader(buffer)
+            guard let stored = reader.uint32(), reader.remaining == 0 else { throw corrupt("next stable message id") }
+            value = stored
+        }
+        nextStableIdCache = value
+        return value
+    }
+
+    func setNextStableMessageId(_ value: UInt32) throws {
+        var writer = ValueWriter()
+        writer.uint32(value)
+        try valueBox.set(table, key: globalKey(.nextStableMessageId), bytes: writer.bytes)
+        nextStableIdCache = value
+    }
+
+    // MARK: Flags
+
+    func isPeerHistoryInitialized(_ peerId: PeerId) throws -> Bool {
+        if let cached = initializedPeers[peerId] { return cached }
+        let value = try valueBox.exists(table, key: peerKey(peerId, .peerHistoryInitialized))
+        initializedPeers[peerId] = value
+        return value
+    }
+
+    func setPeerHistoryInitialized(_ peerId: PeerId) throws {
+        try valueBox.set(table, key: peerKey(peerId, .peerHistoryInitialized), bytes: [])
+        initializedPeers[peerId] = true
+    }
+
+    func isChatListInitialized(groupId: PeerGroupId) throws -> Bool {
+        if let cached = initializedChatLists[groupId] { return cached }
+        let value = try valueBox.exists(table, key: globalKey(.chatListInitialized, groupId: groupId))
+        initializedChatLists[groupId] = value
+        return value
+    }
+
+    func setChatListInitialized(groupId: PeerGroupId) throws {
+        try valueBox.set(table, key: globalKey(.chatListInitialized, groupId: groupId), bytes: [])
+        initializedChatLists[groupId] = true
+    }
+
+    // MARK: Total unread state
+
+    func totalUnreadState(groupId: PeerGroupId) throws -> ChatListTotalUnreadState {
+        if let cached = totalUnreadCache[groupId] { return cached }
+        var state = ChatListTotalUnreadState()
+        if let buffer = try valueBox.get(table, key: globalKey(.totalUnreadState, groupId: groupId)) {
+            var reader = ValueReader(buffer)
+            guard let messages = reader.int64(), let chats = reader.int64(), reader.remaining == 0 else {
+                throw corrupt("total unread state of \(groupId)")
+            }
+            state = ChatListTotalUnreadState(messageCount: messages, chatCount: chats)
+        }
+        totalUnreadCache[groupId] = state
+        return state
+    }
+
+    func setTotalUnreadState(groupId: PeerGroupId, _ state: ChatListTotalUnreadState) throws {
+        var writer = ValueWriter()
+        writer.int64(state.messageCount)
+        writer.int64(state.chatCount)
+        try valueBox.set(table, key: globalKey(.totalUnreadState, groupId: groupId), bytes: writer.bytes)
+        totalUnreadCache[groupId] = state
+    }
+
+    /// Every group with a stored total unread state.
+    func groupsWithTotalUnreadState() throws -> [PeerGroupId] {
+        var result: [PeerGroupId] = []
+        let start = globalKey(.totalUnreadState)
+        try valueBox.range(table, start: start, end: start.paddedWithMax(5), keys: { key in
+            if key.length == 5 { result.append(PeerGroupId(rawValue: key.getInt32(1))) }
+            return true
+        }, limit: 0)
+        return result
+    }
+}

@@ -1,0 +1,81 @@
+/// The message-history tables wired together, and the end-of-transaction steps in Postbox's order (§4.2 of the
+/// reference): ``prepareCommit()`` (chat-list replay, then total unread states) before the change record is
+/// built from the accumulators, then ``resetChanges()``, then ``beforeCommit()`` (write-back flushes) before the
+/// value box commits. After an aborted value-box transaction, call ``clearMemoryCache()``.
+final class MessageHistoryTables {
+    let valueBox: ValueBox
+    let configuration: MessageHistoryConfiguration
+
+    let metadata: MessageHistoryMetadataTable
+    let index: MessageHistoryIndexTable
+    let tags: MessageHistoryTagsTable
+    let globalIds: GlobalMessageIdsTable
+    let globallyUniqueIds: MessageGloballyUniqueIdTable
+    let holes: MessageHistoryHoleIndexTable
+    let readStates: MessageHistoryReadStateTable
+    let textIndex: MessageHistoryTextIndexTable
+    let history: MessageHistoryTable
+    let chatListIndex: ChatListIndexTable
+    let chatList: ChatListTable
+
+    init(valueBox: ValueBox, configuration: MessageHistoryConfiguration,
+         initialChatListHoles: (topLevel: ChatListHole?, groups: ChatListHole?) = (nil, nil), useCaches: Bool = true) {
+        self.valueBox = valueBox
+        self.configuration = configuration
+        metadata = MessageHistoryMetadataTable(valueBox: valueBox, useCaches: useCaches)
+        index = MessageHistoryIndexTable(valueBox: valueBox, useCaches: useCaches)
+        tags = MessageHistoryTagsTable(valueBox: valueBox, useCaches: useCaches)
+        globalIds = GlobalMessageIdsTable(valueBox: valueBox, useCaches: useCaches)
+        globallyUniqueIds = MessageGloballyUniqueIdTable(valueBox: valueBox, useCaches: useCaches)
+        holes = MessageHistoryHoleIndexTable(valueBox: valueBox, metadataTable: metadata, seedHoles: configuration.messageHoles, useCaches: useCaches)
+        readStates = MessageHistoryReadStateTable(valueBox: valueBox, defaultStates: configuration.defaultReadStates, useCaches: useCaches)
+        textIndex = MessageHistoryTextIndexTable(valueBox: valueBox)
+        history = MessageHistoryTable(valueBox: valueBox, configuration: configuration, metadataTable: metadata, indexTable: index,
+                                      tagsTable: tags, globalIdsTable: globalIds, globallyUniqueIdTable: globallyUniqueIds,
+                                      holeTable: holes, readStateTable: readStates, textIndexTable: textIndex, useCaches: useCaches)
+        chatListIndex = ChatListIndexTable(valueBox: valueBox, defaultInclusion: configuration.defaultInclusion, useCaches: useCaches)
+        chatList = ChatListTable(valueBox: valueBox, indexTable: chatListIndex, metadataTable: metadata, initialHoles: initialChatListHoles,
+                                 chatMessagesNamespaces: configuration.chatMessagesNamespaces, useCaches: useCaches)
+    }
+
+    var tables: [Table] { [metadata, index, tags, globalIds, globallyUniqueIds, holes, readStates, history, chatListIndex, chatList] }
+
+    /// Derives the chat-list operations from the transaction's history operations and inclusion changes, then
+    /// brings the total unread states up to date (Postbox's `chatListTable.replay` and
+    /// `chatListIndexTable.commitWithTransaction`).
+    func prepareCommit() throws {
+        try chatList.replay(historyOperationsByPeerId: history.operationsByPeerId, historyTable: history)
+        try chatListIndex.commitTotalUnreadStates(readStateTable: readStates, metadataTable: metadata)
+    }
+
+    /// Clears every accumulator (after the change record was built).
+    func resetChanges() {
+        history.resetChanges()
+        holes.resetChanges()
+        readStates.resetChanges()
+        chatListIndex.resetChanges()
+        chatList.resetChanges()
+    }
+
+    /// Flushes the write-back tables.
+    func beforeCommit() throws {
+        for table in tables { try table.beforeCommit() }
+    }
+
+    /// Drops every cache (after an abort or an external commit).
+    func clearMemoryCache() {
+        for table in tables { table.clearMemoryCache() }
+    }
+
+    /// The total unread state of `groupId` recounted from the chat list and the read states (to check the
+    /// maintained one).
+    func recountTotalUnreadState(groupId: PeerGroupId) throws -> ChatListTotalUnreadState {
+        var result = ChatListTotalUnreadState()
+        for entry in try chatList.earlierEntries(groupId: groupId, index: nil, count: 0) {
+            guard case let .message(index, _) = entry, let state = try readStates.get(index.messageIndex.id.peerId) else { continue }
+            result.messageCount += Int64(state.count)
+            if state.isUnread { result.chatCount += 1 }
+        }
+        return result
+    }
+}
