@@ -41,7 +41,7 @@ public final class Postbox: @unchecked Sendable {
         self.seedConfiguration = seedConfiguration
         self.userVersion = userVersion
         valueBox = try ValueBox(path: path, options: options)
-        tables = PostboxTables(valueBox: valueBox, useCaches: useCaches)
+        tables = PostboxTables(valueBox: valueBox, seedConfiguration: seedConfiguration, useCaches: useCaches)
     }
 
     /// Opens (creating when missing) the Postbox at `path`. A new database gets `userVersion`; an older one is

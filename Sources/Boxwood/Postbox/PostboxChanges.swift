@@ -3,6 +3,17 @@
 /// Empty when the transaction changed nothing observable; only a non-empty record bumps the
 /// TransactionStateVersion.
 public struct PostboxChanges {
+    /// History changes per chat, in order (inserted and removed messages, read states, timestamps).
+    public var operationsByPeerId: [PeerId: [MessageHistoryOperation]] = [:]
+    /// Hole changes per (peer, namespace, space).
+    public var holeOperations: [MessageHistoryHoleOperationKey: [MessageHistoryHoleOperation]] = [:]
+    /// Chat-list changes per group, in the order views apply them.
+    public var chatListOperations: [PeerGroupId: [ChatListOperation]] = [:]
+    /// For each chat whose read state changed, the state before the transaction (nil: it had none).
+    public var alteredInitialPeerCombinedReadStates: [PeerId: CombinedPeerReadState?] = [:]
+    public var updatedChatListInclusions: [PeerId: PeerChatListInclusion] = [:]
+    /// New unread totals per chat-list group.
+    public var updatedTotalUnreadStates: [PeerGroupId: ChatListTotalUnreadState] = [:]
     /// The account state set by `setState` (the last one set).
     public var updatedState: (any PostboxCoding)?
     /// Peers whose record changed, with their new value.
@@ -30,7 +41,9 @@ public struct PostboxChanges {
 
     /// True when nothing observable changed.
     public var isEmpty: Bool {
-        updatedState == nil && updatedPeers.isEmpty && updatedPeerChatStates.isEmpty && updatedCachedPeerData.isEmpty
+        operationsByPeerId.isEmpty && holeOperations.isEmpty && chatListOperations.isEmpty
+            && alteredInitialPeerCombinedReadStates.isEmpty && updatedChatListInclusions.isEmpty && updatedTotalUnreadStates.isEmpty
+            && updatedState == nil && updatedPeers.isEmpty && updatedPeerChatStates.isEmpty && updatedCachedPeerData.isEmpty
             && updatedPeerPresences.isEmpty && updatedPeerNotificationSettings.isEmpty && replacedContactPeerIds == nil
             && replacedRemoteContactCount == nil && preferencesOperations.isEmpty && orderedItemListOperations.isEmpty
             && peerMergedOperationLogOperations.isEmpty && updatedMasterClientId == nil

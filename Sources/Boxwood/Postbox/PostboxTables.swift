@@ -12,10 +12,12 @@ final class PostboxTables {
     let operationLogMetadata: PeerOperationLogMetadataTable
     let mergedOperationLogIndex: PeerMergedOperationLogIndexTable
     let operationLog: PeerOperationLogTable
+    /// Message history, holes, read states and the chat list.
+    let history: MessageHistoryTables
     /// All of them, in the order their `beforeCommit` runs.
     let all: [Table]
 
-    init(valueBox: ValueBox, useCaches: Bool) {
+    init(valueBox: ValueBox, seedConfiguration: SeedConfiguration, useCaches: Bool) {
         metadata = MetadataTable(valueBox: valueBox, useCaches: useCaches)
         peers = PeerTable(valueBox: valueBox, useCaches: useCaches)
         peerChatStates = PeerChatStateTable(valueBox: valueBox, useCaches: useCaches)
@@ -29,13 +31,23 @@ final class PostboxTables {
         mergedOperationLogIndex = PeerMergedOperationLogIndexTable(valueBox: valueBox, useCaches: useCaches)
         operationLog = PeerOperationLogTable(valueBox: valueBox, metadataTable: operationLogMetadata,
                                              mergedIndexTable: mergedOperationLogIndex, useCaches: useCaches)
+        history = MessageHistoryTables(valueBox: valueBox, configuration: seedConfiguration.historyConfiguration,
+                                       initialChatListHoles: seedConfiguration.initializeChatListWithHole, useCaches: useCaches)
         all = [metadata, peers, peerChatStates, cachedPeerData, peerPresences, peerNotificationSettings, contacts,
-               preferences, orderedItemLists, operationLogMetadata, mergedOperationLogIndex, operationLog]
+               preferences, orderedItemLists, operationLogMetadata, mergedOperationLogIndex, operationLog] + history.tables
     }
 
-    /// The change record of the transaction so far.
+    /// The change record of the transaction so far. First derives the chat-list operations and total unread
+    /// states from the history operations (Postbox's `chatListTable.replay` and `chatListIndexTable.commit`).
     func collectChanges() throws -> PostboxChanges {
+        try history.prepareCommit()
         var changes = PostboxChanges()
+        changes.operationsByPeerId = history.history.operationsByPeerId
+        changes.holeOperations = history.holes.operations
+        changes.chatListOperations = history.chatList.operations
+        changes.alteredInitialPeerCombinedReadStates = history.readStates.initialStates
+        changes.updatedChatListInclusions = history.chatListIndex.updatedInclusions
+        changes.updatedTotalUnreadStates = history.chatListIndex.updatedTotalUnreadStates
         changes.updatedState = metadata.updatedState
         changes.replacedRemoteContactCount = metadata.updatedRemoteContactCount
         changes.updatedMasterClientId = metadata.updatedMasterClientId
@@ -65,6 +77,7 @@ final class PostboxTables {
         operationLogMetadata.resetChanges()
         mergedOperationLogIndex.resetChanges()
         operationLog.resetChanges()
+        history.resetChanges()
     }
 
     /// Drops every cache (another process committed, or the transaction rolled back).

@@ -10,18 +10,36 @@ public struct SeedConfiguration: Sendable {
     public var defaultMessageNamespaceReadStates: [MessageId.Namespace: PeerReadState]
     /// The message namespaces that hold chat messages (count for unread counters and the chat list top).
     public var chatMessagesNamespaces: Set<MessageId.Namespace>
-    /// Peer namespaces whose messages go into the full-text index.
-    public var peerNamespacesRequiringMessageTextIndex: Set<PeerId.Namespace>
+    /// Whether message text goes into the full-text index (Postbox limits it to some peer namespaces; Boxwood
+    /// indexes every chat or none).
+    public var indexMessageText: Bool
+    /// (Peer namespace, message namespace) pairs whose message ids are account-wide (looked up by
+    /// `Transaction.getMessageId(globalId:)`).
+    public var globalMessageIdsNamespaces: Set<GlobalMessageIdsNamespace>
 
     public init(initializeChatListWithHole: (topLevel: ChatListHole?, groups: ChatListHole?) = (nil, nil),
                 messageHoles: [PeerId.Namespace: [MessageId.Namespace: Set<MessageTags>]] = [:],
                 defaultMessageNamespaceReadStates: [MessageId.Namespace: PeerReadState] = [:],
                 chatMessagesNamespaces: Set<MessageId.Namespace> = [0],
-                peerNamespacesRequiringMessageTextIndex: Set<PeerId.Namespace> = []) {
+                indexMessageText: Bool = true, globalMessageIdsNamespaces: Set<GlobalMessageIdsNamespace> = []) {
         self.initializeChatListWithHole = initializeChatListWithHole
         self.messageHoles = messageHoles
         self.defaultMessageNamespaceReadStates = defaultMessageNamespaceReadStates
         self.chatMessagesNamespaces = chatMessagesNamespaces
-        self.peerNamespacesRequiringMessageTextIndex = peerNamespacesRequiringMessageTextIndex
+        self.indexMessageText = indexMessageText
+        self.globalMessageIdsNamespaces = globalMessageIdsNamespaces
+    }
+}
+
+extension SeedConfiguration {
+    /// What the message-history tables take from it.
+    var historyConfiguration: MessageHistoryConfiguration {
+        var configuration = MessageHistoryConfiguration()
+        configuration.messageHoles = messageHoles
+        configuration.defaultReadStates = defaultMessageNamespaceReadStates
+        configuration.chatMessagesNamespaces = chatMessagesNamespaces
+        configuration.globalMessageIdsNamespaces = globalMessageIdsNamespaces
+        configuration.indexMessageText = indexMessageText
+        return configuration
     }
 }

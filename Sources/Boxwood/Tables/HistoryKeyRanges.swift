@@ -4,7 +4,7 @@
 /// Within one prefix the keys are in (timestamp, id) order, which is ``MessageIndex`` order for non-negative
 /// timestamps and ids (big-endian keys compare as unsigned). A read in ``MessageIndex`` order across namespaces
 /// takes up to `limit` entries from each namespace and merges them.
-enum HistoryReadDirection {
+public enum HistoryReadDirection: Sendable {
     /// Indices less than the anchor, descending.
     case earlier
     /// Indices greater than the anchor, ascending.

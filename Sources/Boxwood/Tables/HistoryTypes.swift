@@ -3,7 +3,7 @@
 /// byte helpers for keys and hand-rolled values.
 
 /// Why a history table operation failed. Bad stored bytes are reported, never trapped on.
-enum HistoryTableError: Error, Equatable, CustomStringConvertible {
+public enum HistoryTableError: Error, Equatable, CustomStringConvertible {
     /// A stored key or value does not have the expected layout.
     case corrupt(table: Int32, reason: String)
     /// Every id of a (peer, namespace) has been used: a partial id cannot be assigned.
@@ -13,7 +13,7 @@ enum HistoryTableError: Error, Equatable, CustomStringConvertible {
     /// An argument no table accepts (for example a partial id where a full one is needed).
     case invalidArgument(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case let .corrupt(table, reason): return "table \(table) is corrupt: \(reason)"
         case let .idSpaceExhausted(peerId, namespace): return "no message id left in \(peerId) namespace \(namespace)"
@@ -24,7 +24,7 @@ enum HistoryTableError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Where added messages belong (Postbox's `AddMessagesLocation`).
-enum AddMessagesLocation: Sendable {
+public enum AddMessagesLocation: Sendable {
     /// Anywhere in history (for example a page fetched to fill a hole). Holes are not touched: the caller removes
     /// the range it fetched.
     case Random
@@ -36,13 +36,18 @@ enum AddMessagesLocation: Sendable {
 
 /// Which (peer namespace, message namespace) pairs use account-wide message ids (Telegram's private chats and
 /// basic groups in the cloud namespace), indexed by ``GlobalMessageIdsTable``.
-struct GlobalMessageIdsNamespace: Hashable, Sendable {
-    let peerIdNamespace: PeerId.Namespace
-    let messageIdNamespace: MessageId.Namespace
+public struct GlobalMessageIdsNamespace: Hashable, Sendable {
+    public let peerIdNamespace: PeerId.Namespace
+    public let messageIdNamespace: MessageId.Namespace
+
+    public init(peerIdNamespace: PeerId.Namespace, messageIdNamespace: MessageId.Namespace) {
+        self.peerIdNamespace = peerIdNamespace
+        self.messageIdNamespace = messageIdNamespace
+    }
 }
 
 /// Whether and how a peer appears in the chat list (Postbox's `PeerChatListInclusion`).
-enum PeerChatListInclusion: Hashable, Sendable {
+public enum PeerChatListInclusion: Hashable, Sendable {
     /// Never listed.
     case notIncluded
     /// Listed in `groupId` when the peer has a top message, is pinned, or has a `minTimestamp` (then listed even
@@ -92,28 +97,28 @@ struct MessageHistoryConfiguration: Sendable {
 /// A message as stored in ``MessageHistoryTable`` (Postbox's `IntermediateMessage`): the fields of a
 /// ``StoreMessage`` with a complete id, plus the stable id and version. Peers and associated messages are not
 /// resolved here.
-struct StoredMessage: Sendable {
-    var stableId: UInt32
-    var stableVersion: UInt32
-    var id: MessageId
-    var globallyUniqueId: Int64?
-    var groupingKey: Int64?
-    var threadId: Int64?
-    var timestamp: Int32
-    var flags: MessageFlags
-    var tags: MessageTags
-    var globalTags: GlobalMessageTags
-    var localTags: LocalMessageTags
-    var forwardInfo: StoreMessageForwardInfo?
-    var authorId: PeerId?
-    var text: String
-    var attributes: [any MessageAttribute]
-    var media: [any Media]
+public struct StoredMessage: Sendable {
+    public var stableId: UInt32
+    public var stableVersion: UInt32
+    public var id: MessageId
+    public var globallyUniqueId: Int64?
+    public var groupingKey: Int64?
+    public var threadId: Int64?
+    public var timestamp: Int32
+    public var flags: MessageFlags
+    public var tags: MessageTags
+    public var globalTags: GlobalMessageTags
+    public var localTags: LocalMessageTags
+    public var forwardInfo: StoreMessageForwardInfo?
+    public var authorId: PeerId?
+    public var text: String
+    public var attributes: [any MessageAttribute]
+    public var media: [any Media]
 
-    var index: MessageIndex { MessageIndex(id: id, timestamp: timestamp) }
+    public var index: MessageIndex { MessageIndex(id: id, timestamp: timestamp) }
 
     /// Whether the message counts for unread counters (`incoming` or `countedAsIncoming`).
-    var countsAsIncoming: Bool { flags.contains(.incoming) || flags.contains(.countedAsIncoming) }
+    public var countsAsIncoming: Bool { flags.contains(.incoming) || flags.contains(.countedAsIncoming) }
 
     init(stableId: UInt32, stableVersion: UInt32, id: MessageId, message: StoreMessage) {
         self.stableId = stableId
@@ -135,7 +140,7 @@ struct StoredMessage: Sendable {
     }
 
     /// The message as a ``StoreMessage`` (for example to re-store it with changes).
-    var storeMessage: StoreMessage {
+    public var storeMessage: StoreMessage {
         StoreMessage(id: .id(id), globallyUniqueId: globallyUniqueId, groupingKey: groupingKey, threadId: threadId,
                      timestamp: timestamp, flags: flags, tags: tags, globalTags: globalTags, localTags: localTags,
                      forwardInfo: forwardInfo, authorId: authorId, text: text, attributes: attributes, media: media)
@@ -183,7 +188,7 @@ struct StoredMessage: Sendable {
 }
 
 /// One change to a chat's history, as the views replay it (Postbox's `MessageHistoryOperation`).
-enum MessageHistoryOperation {
+public enum MessageHistoryOperation {
     /// A message was stored (also the second half of an update).
     case insertMessage(StoredMessage)
     /// Messages were removed (also the first half of an update), with the tags they had.
@@ -195,20 +200,20 @@ enum MessageHistoryOperation {
 }
 
 /// The (peer, namespace, space) a hole operation applies to (Postbox's `MessageHistoryIndexHoleOperationKey`).
-struct MessageHistoryHoleOperationKey: Hashable, Sendable {
-    let peerId: PeerId
-    let namespace: MessageId.Namespace
-    let space: MessageHistoryHoleSpace
+public struct MessageHistoryHoleOperationKey: Hashable, Sendable {
+    public let peerId: PeerId
+    public let namespace: MessageId.Namespace
+    public let space: MessageHistoryHoleSpace
 }
 
 /// A change to the holes of one (peer, namespace, space): the range the caller added or removed (clipped).
-enum MessageHistoryHoleOperation: Hashable, Sendable {
+public enum MessageHistoryHoleOperation: Hashable, Sendable {
     case insert(ClosedRange<MessageId.Id>)
     case remove(ClosedRange<MessageId.Id>)
 }
 
 /// One change to a chat list group, in the order the views apply them (Postbox's `ChatListOperation`).
-enum ChatListOperation: Hashable, Sendable {
+public enum ChatListOperation: Hashable, Sendable {
     /// A chat was listed at `index` with its top message (nil for a pinned or `minTimestamp` chat without one).
     case insertEntry(ChatListIndex, MessageIndex?)
     /// A hole was added.
@@ -221,12 +226,12 @@ enum ChatListOperation: Hashable, Sendable {
 
 /// Unread totals of one chat-list group: unread incoming messages of the listed chats, and the number of
 /// listed chats with something unread (a count or the manual mark).
-struct ChatListTotalUnreadState: Hashable, Sendable, CustomStringConvertible {
-    var messageCount: Int64 = 0
-    var chatCount: Int64 = 0
+public struct ChatListTotalUnreadState: Hashable, Sendable, CustomStringConvertible {
+    public var messageCount: Int64 = 0
+    public var chatCount: Int64 = 0
 
-    var isEmpty: Bool { messageCount == 0 && chatCount == 0 }
-    var description: String { "(messages: \(messageCount), chats: \(chatCount))" }
+    public var isEmpty: Bool { messageCount == 0 && chatCount == 0 }
+    public var description: String { "(messages: \(messageCount), chats: \(chatCount))" }
 }
 
 // MARK: - Byte helpers

@@ -1,0 +1,127 @@
+/// One row of a chat list: a chat with its top message, or a hole the sync layer fills.
+public enum ChatListEntry: Hashable, Sendable {
+    case chat(PeerId, index: ChatListIndex, topMessage: MessageIndex?)
+    case hole(ChatListHole)
+}
+
+/// Message history, holes, read states and the chat list.
+extension Transaction {
+    var history: MessageHistoryTables { get throws { try tables.history } }
+
+    // MARK: Messages
+
+    /// Stores messages; partial ids get the next id of their (peer, namespace). Returns the assigned ids by
+    /// `globallyUniqueId` (for messages that have one). `.UpperHistoryBlock` marks everything from each
+    /// chat's lowest added id upwards as known (removes it from the holes).
+    @discardableResult
+    public func addMessages(_ messages: [StoreMessage], location: AddMessagesLocation) throws -> [Int64: MessageId] {
+        try history.history.addMessages(messages, location: location)
+    }
+
+    public func deleteMessages(_ ids: [MessageId]) throws { try history.history.deleteMessages(ids) }
+
+    /// Replaces a message (its id, timestamp, tags and text may change; indices follow).
+    public func updateMessage(_ id: MessageId, _ message: StoreMessage) throws { try history.history.updateMessage(id, message) }
+
+    public func getMessage(_ id: MessageId) throws -> StoredMessage? { try history.history.getMessage(id) }
+
+    public func getMessageIndex(_ id: MessageId) throws -> MessageIndex? { try history.history.messageIndex(of: id) }
+
+    /// Up to `limit` messages of a chat before (`.earlier`, newest first) or after (`.later`, oldest first)
+    /// `anchor` (nil: from the newest or the oldest).
+    public func getMessageHistory(peerId: PeerId, namespaces: Set<MessageId.Namespace>? = nil, anchor: MessageIndex?,
+                                  direction: HistoryReadDirection, limit: Int) throws -> [StoredMessage] {
+        try history.history.messages(peerId: peerId, namespaces: namespaces, anchor: anchor, direction: direction, limit: limit)
+    }
+
+    /// Like ``getMessageHistory(peerId:namespaces:anchor:direction:limit:)`` for the messages with `tag`.
+    public func getTaggedMessageIndices(peerId: PeerId, tag: MessageTags, anchor: MessageIndex?,
+                                        direction: HistoryReadDirection, limit: Int) throws -> [MessageIndex] {
+        try history.history.tagIndices(peerId: peerId, tag: tag, anchor: anchor, direction: direction, limit: limit)
+    }
+
+    public func getTopMessageIndex(peerId: PeerId, namespace: MessageId.Namespace) throws -> MessageIndex? {
+        try history.history.topIndex(peerId: peerId, namespace: namespace)
+    }
+
+    /// The message with an account-wide id (see ``SeedConfiguration/globalMessageIdsNamespaces``).
+    public func getMessageId(globalId: Int32) throws -> MessageId? { try history.history.messageId(globalId: globalId) }
+
+    public func getMessageId(peerId: PeerId, globallyUniqueId: Int64) throws -> MessageId? {
+        try history.history.messageId(peerId: peerId, globallyUniqueId: globallyUniqueId)
+    }
+
+    /// Full-text search of message text (prefix matching per word, as Postbox queries), in one chat or all,
+    /// optionally only messages with `tags`; newest first.
+    public func searchMessages(_ query: String, peerId: PeerId? = nil, tags: MessageTags? = nil) throws -> [MessageIndex] {
+        try history.history.search(query, peerId: peerId, tags: tags)
+    }
+
+    // MARK: Holes
+
+    public func addHole(peerId: PeerId, namespace: MessageId.Namespace, space: MessageHistoryHoleSpace, range: ClosedRange<MessageId.Id>) throws {
+        try history.holes.addHole(peerId: peerId, namespace: namespace, space: space, range: range)
+    }
+
+    /// Marks `range` as known (the messages in it were fetched): removes it from the holes of `space`.
+    public func removeHole(peerId: PeerId, namespace: MessageId.Namespace, space: MessageHistoryHoleSpace, range: ClosedRange<MessageId.Id>) throws {
+        try history.holes.removeHole(peerId: peerId, namespace: namespace, space: space, range: range)
+    }
+
+    public func getHoles(peerId: PeerId, namespace: MessageId.Namespace, space: MessageHistoryHoleSpace = .everywhere) throws -> [ClosedRange<MessageId.Id>] {
+        try history.holes.holes(peerId: peerId, namespace: namespace, space: space)
+    }
+
+    // MARK: Read states
+
+    public func getCombinedPeerReadState(_ peerId: PeerId) throws -> CombinedPeerReadState? { try history.readStates.get(peerId) }
+
+    /// Marks incoming messages up to `messageId` as read (unread count recomputed).
+    public func applyIncomingReadMaxId(_ messageId: MessageId) throws { try history.history.applyIncomingMaxReadId(messageId) }
+
+    public func applyOutgoingReadMaxId(_ messageId: MessageId) throws { try history.history.applyOutgoingMaxReadId(messageId) }
+
+    public func markPeerUnread(_ peerId: PeerId, namespace: MessageId.Namespace, value: Bool) throws {
+        try history.history.markUnread(peerId: peerId, namespace: namespace, value: value)
+    }
+
+    /// Replaces a chat's read states (the server's values after a gap).
+    public func resetPeerReadStates(_ peerId: PeerId, states: [MessageId.Namespace: PeerReadState]) throws {
+        try history.history.resetReadStates(peerId: peerId, states: states)
+    }
+
+    // MARK: Chat list
+
+    public func updatePeerChatListInclusion(_ peerId: PeerId, inclusion: PeerChatListInclusion) throws {
+        try history.chatListIndex.setInclusion(peerId, inclusion)
+    }
+
+    /// Pins `peerIds` in this order in `groupId` (and unpins the others there).
+    public func setPinnedPeers(groupId: PeerGroupId, _ peerIds: [PeerId]) throws {
+        try history.chatList.setPinnedPeers(groupId: groupId, peerIds)
+    }
+
+    /// Up to `count` (0: all) rows of a chat list below `index` (nil: from the top), in display order.
+    public func getChatListEntries(groupId: PeerGroupId, before index: ChatListIndex? = nil, count: Int) throws -> [ChatListEntry] {
+        try history.chatList.earlierEntries(groupId: groupId, index: index, count: count).map { entry in
+            switch entry {
+            case let .message(index, top): return .chat(index.messageIndex.id.peerId, index: index, topMessage: top)
+            case let .hole(hole): return .hole(hole)
+            }
+        }
+    }
+
+    public func addChatListHole(groupId: PeerGroupId, _ hole: ChatListHole) throws {
+        try history.chatList.addHole(groupId: groupId, hole)
+    }
+
+    /// Replaces the hole at `index` with `hole` (nil: removes it), as a fetched page of dialogs does.
+    public func replaceChatListHole(groupId: PeerGroupId, index: MessageIndex, hole: ChatListHole?) throws {
+        try history.chatList.replaceHole(groupId: groupId, index: index, hole: hole)
+    }
+
+    /// The unread totals of a chat-list group.
+    public func getTotalUnreadState(groupId: PeerGroupId) throws -> ChatListTotalUnreadState {
+        try history.metadata.totalUnreadState(groupId: groupId)
+    }
+}
