@@ -10,10 +10,10 @@ public struct CompactionProgress: Sendable, Equatable {
 
 /// What a compaction did.
 public struct CompactionResult: Sendable, Equatable {
-    /// Size of the data file before and after, in bytes.
+    /// Size of the data file when `compact` was called and after it, in bytes.
     public var bytesBefore: UInt64
     public var bytesAfter: UInt64
-    /// Free pages before (the new file has none).
+    /// Free pages (and pages freed since the last checkpoint) when `compact` was called; the new file has none.
     public var freePagesBefore: Int
     /// Entries copied.
     public var entries: Int
@@ -51,12 +51,12 @@ extension ValueBox {
             do { try catchUp() } catch { unlockWriter(); throw error }
         }
         defer { if !locked && failure == nil { unlockWriter() } }
+        let bytesBefore = try dataFile.size()
+        let freeBefore = pager.freePages.count + pager.pendingFree.count
         try checkpoint()
         guard let wal, wal.endOffset == UInt64(WriteAheadLog.headerSize), wal.salt == meta.walSalt else {
             throw .corrupted(file: path, page: nil, reason: "the WAL is not empty after a checkpoint")
         }
-        let bytesBefore = try dataFile.size()
-        let freeBefore = pager.freePages.count
         let temporaryPath = path + "/" + ValueBox.compactionFileName
         try fileSystem.removeFile(temporaryPath)
         let output = try fileSystem.open(temporaryPath, create: true, readOnly: false)
