@@ -203,12 +203,7 @@ final class MessageHistoryHoleIndexTable: Table {
         var start = namespacePrefix
         var result: [MessageHistoryHoleSpace] = []
         while true {
-            var found: ValueBoxKey?
-            try valueBox.range(table, start: start, end: end, keys: { key in
-                found = key
-                return false
-            }, limit: 1)
-            guard let key = found else { break }
+            guard let key = try valueBox.firstKey(table, start: start, end: end) else { break }
             guard key.length == 20 else { throw corrupt("key of \(key.length) bytes") }
             let raw = key.getUInt32(12)
             result.append(MessageHistoryHoleSpace(rawValue: raw))

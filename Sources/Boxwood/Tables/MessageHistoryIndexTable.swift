@@ -73,12 +73,7 @@ final class MessageHistoryIndexTable: Table {
         let end = prefix.paddedWithMax(9)
         var start = prefix
         while true {
-            var found: ValueBoxKey?
-            try valueBox.range(table, start: start, end: end, keys: { key in
-                found = key
-                return false
-            }, limit: 1)
-            guard let key = found else { break }
+            guard let key = try valueBox.firstKey(table, start: start, end: end) else { break }
             guard key.length == 16 else { throw corrupt("key of \(key.length) bytes") }
             let namespace = key.getInt32(8)
             result.insert(namespace)

@@ -19,6 +19,18 @@ extension ValueBoxKey {
     }
 }
 
+extension ValueBox {
+    /// The first key of `table` in the range (exclusive bounds, descending when `start > end`); nil when none.
+    func firstKey(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey) throws -> ValueBoxKey? {
+        var found: ValueBoxKey?
+        try range(table, start: start, end: end, keys: { key in
+            found = key
+            return false
+        }, limit: 1)
+        return found
+    }
+}
+
 // MARK: Raw values
 
 /// Little-endian integers inside table values, read with bounds checks (a short or damaged value throws

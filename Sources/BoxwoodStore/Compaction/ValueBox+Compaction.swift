@@ -42,15 +42,10 @@ extension ValueBox {
     /// read-only value box. `progress` is called every few thousand entries and at the end.
     @discardableResult
     public func compact(progress: ((CompactionProgress) -> Void)? = nil) throws(BoxwoodError) -> CompactionResult {
-        try checkUsable()
-        if options.readOnly { throw .readOnly(path: path) }
-        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
-        let locked = holdsWriterLock
-        if !locked {
-            try lockWriter()
-            do { try catchUp() } catch { unlockWriter(); throw error }
-        }
-        defer { if !locked && failure == nil { unlockWriter() } }
+        try withFileMaintenanceLock { () throws(BoxwoodError) in try compactLocked(progress: progress) }
+    }
+
+    private func compactLocked(progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> CompactionResult {
         let bytesBefore = try dataFile.size()
         let freeBefore = pager.freePages.count + pager.pendingFree.count
         try checkpoint()

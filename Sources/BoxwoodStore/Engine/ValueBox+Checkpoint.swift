@@ -23,6 +23,13 @@ extension ValueBox {
     /// Takes the writer lock for its duration (waiting up to ``ValueBoxOptions/lockTimeout``) unless this
     /// value box holds it already.
     public func checkpoint() throws(BoxwoodError) {
+        try withFileMaintenanceLock { () throws(BoxwoodError) in try checkpointLocked() }
+    }
+
+    /// Runs `body` for a maintenance operation on the files (checkpoint, compaction): the value box must be
+    /// usable, writable, and neither in a transaction nor in a read snapshot; the writer lock is taken (and the
+    /// state caught up) unless this value box holds it already, and released afterwards.
+    func withFileMaintenanceLock<T>(_ body: () throws(BoxwoodError) -> T) throws(BoxwoodError) -> T {
         try checkUsable()
         if options.readOnly { throw .readOnly(path: path) }
         if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
@@ -32,6 +39,10 @@ extension ValueBox {
             do { try catchUp() } catch { unlockWriter(); throw error }
         }
         defer { if !locked && failure == nil { unlockWriter() } }
+        return try body()
+    }
+
+    private func checkpointLocked() throws(BoxwoodError) {
         if pager.liveDirtyPages == 0 && pager.pendingFree.isEmpty && lastSequence == meta.lastSequence
             && storedMasterClientId == meta.masterClientId && !secureDeletePending && !hasFreeTail {
             return
