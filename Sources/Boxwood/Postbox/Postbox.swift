@@ -30,6 +30,7 @@ public final class Postbox: @unchecked Sendable {
 
     let valueBox: ValueBox
     let tables: PostboxTables
+    let viewTracker = ViewTracker()
     private var observers: [Int: (PostboxChanges) -> Void] = [:]
     private var nextObserverId = 0
     private var isClosed = false
@@ -80,6 +81,31 @@ public final class Postbox: @unchecked Sendable {
         }
     }
 
+    // MARK: Live views
+
+    /// A live query over `keys`: the first element is the current snapshot, then a new one after every
+    /// transaction (of this process, or — noticed at the next transaction here — of another one) that changed
+    /// something the views show, and only then. Snapshots are never queued behind each other (a slow consumer
+    /// gets the newest), so delivery never blocks the Postbox queue. Ending the iteration (or cancelling its
+    /// task) unregisters the views.
+    public func combinedView(keys: [PostboxViewKey]) -> AsyncStream<CombinedView> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            Postbox.queue.async {
+                do {
+                    let id = try self.runTransaction { tx in
+                        try self.viewTracker.add(keys: keys, tables: try tx.tables) { continuation.yield($0) }
+                    }
+                    continuation.onTermination = { _ in Postbox.queue.async { self.viewTracker.remove(id) } }
+                } catch {
+                    continuation.finish()
+                }
+            }
+        }
+    }
+
+    /// The number of live view registrations (views whose consumers went away are gone).
+    public var liveViewCount: Int { Postbox.syncOnQueue { viewTracker.count } }
+
     // MARK: Observers (the view tracker's hook)
 
     /// Registers `observer`, called on ``queue`` with the change record of every transaction that changed
@@ -126,6 +152,7 @@ public final class Postbox: @unchecked Sendable {
             transactionStateVersion = try tables.metadata.incrementTransactionStateVersion()
         }
         if !changes.isEmpty || sawExternalCommits {
+            try viewTracker.updateViews(tables: tables, changes: changes)
             for id in observers.keys.sorted() { observers[id]?(changes) }
         }
         tables.resetChanges()

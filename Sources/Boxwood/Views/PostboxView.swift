@@ -1,0 +1,47 @@
+/// An immutable snapshot of one live query, handed to consumers.
+public protocol PostboxView: Sendable {}
+
+/// The mutable state of one live query, kept and updated on the Postbox queue (Postbox's
+/// `MutablePostboxView`).
+protocol MutablePostboxView: AnyObject {
+    /// Applies what a transaction changed (reading the tables, which show the transaction's state); true when
+    /// the view changed and consumers need a new snapshot.
+    func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool
+    /// Rebuilds the view from the tables (another process committed); true when it changed.
+    func refresh(tables: PostboxTables) throws -> Bool
+    /// The current snapshot.
+    func immutableView() -> any PostboxView
+}
+
+/// What a live query watches (Postbox's `PostboxViewKey`).
+public enum PostboxViewKey: Hashable, Sendable {
+    /// The account state (`Transaction.setState`).
+    case postboxState
+    /// One peer's record.
+    case basicPeer(PeerId)
+    /// Preferences entries by key.
+    case preferences(keys: Set<ValueBoxKey>)
+    /// The first `limit` entries of a tag's merged operation-log queue (what a sync worker consumes).
+    case peerMergedOperationLog(tag: PeerOperationLogTag, limit: Int)
+    /// The unread totals of a chat-list group.
+    case totalUnreadState(groupId: PeerGroupId)
+    /// One chat's read state.
+    case combinedReadState(peerId: PeerId)
+
+    /// A fresh view of this key, built from the tables.
+    func makeView(tables: PostboxTables) throws -> any MutablePostboxView {
+        switch self {
+        case .postboxState: return try MutablePostboxStateView(tables: tables)
+        case let .basicPeer(peerId): return try MutableBasicPeerView(peerId: peerId, tables: tables)
+        case let .preferences(keys): return try MutablePreferencesView(keys: keys, tables: tables)
+        case let .peerMergedOperationLog(tag, limit): return try MutableMergedOperationLogView(tag: tag, limit: limit, tables: tables)
+        case let .totalUnreadState(groupId): return try MutableTotalUnreadView(groupId: groupId, tables: tables)
+        case let .combinedReadState(peerId): return try MutableCombinedReadStateView(peerId: peerId, tables: tables)
+        }
+    }
+}
+
+/// Snapshots of several views taken after the same transaction.
+public struct CombinedView: Sendable {
+    public let views: [PostboxViewKey: any PostboxView]
+}
