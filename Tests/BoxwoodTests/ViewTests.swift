@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Boxwood
 
-@Suite struct ViewTests {
+@Suite(.timeLimit(.minutes(1))) struct ViewTests {
     init() {
         registerTestTypes()
         registerTableTestTypes()
@@ -62,7 +62,7 @@ import Testing
         #expect(try await emissions() == 2)
         try await postbox.transaction { tx in try tx.updatePeers([TestUser(id: alice, firstName: "A", lastName: "", username: nil)]) }
         #expect(try await emissions() == 2)
-        try await Postbox.onQueue { postbox.viewTracker.remove(id) }
+        try await Postbox.onQueue { postbox.viewTracker.remove(id, tables: postbox.tables) }
         try await postbox.transaction { tx in try tx.updatePeers([TestUser(id: alice, firstName: "Z", lastName: "", username: nil)]) }
         #expect(try await emissions() == 2)
         try await postbox.close()

@@ -95,7 +95,7 @@ public final class Postbox: @unchecked Sendable {
                     let id = try self.runTransaction { tx in
                         try self.viewTracker.add(keys: keys, tables: try tx.tables) { continuation.yield($0) }
                     }
-                    continuation.onTermination = { _ in Postbox.queue.async { self.viewTracker.remove(id) } }
+                    continuation.onTermination = { _ in Postbox.queue.async { self.viewTracker.remove(id, tables: self.tables) } }
                 } catch {
                     continuation.finish()
                 }
@@ -163,7 +163,12 @@ public final class Postbox: @unchecked Sendable {
     private func bringToUserVersion(_ upgrades: [PostboxUpgrade]) throws {
         var stored = try runTransaction { tx in try tx.postbox.tables.metadata.userVersion() }
         if stored == nil {
-            try runTransaction { tx in try tx.postbox.tables.metadata.setUserVersion(self.userVersion) }
+            // A new database: its version, and the chat list's seeded hole (what makes the sync layer fetch
+            // the first page of dialogs).
+            try runTransaction { tx in
+                try tx.postbox.tables.metadata.setUserVersion(self.userVersion)
+                try tx.postbox.tables.history.chatList.ensureInitialized(groupId: .root)
+            }
             return
         }
         while let version = stored, version != userVersion {

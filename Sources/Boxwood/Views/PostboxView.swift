@@ -27,10 +27,32 @@ public enum PostboxViewKey: Hashable, Sendable {
     case totalUnreadState(groupId: PeerGroupId)
     /// One chat's read state.
     case combinedReadState(peerId: PeerId)
+    /// A window of a chat's history: the newest `count` messages (`anchor` nil) or `count` around `anchor`, in
+    /// one namespace, optionally only those with `tag`; with the holes it overlaps.
+    case messageHistory(peerId: PeerId, namespace: MessageId.Namespace, anchor: MessageIndex?, count: Int, tag: MessageTags?)
+    /// The first `count` rows of a chat-list group.
+    case chatList(groupId: PeerGroupId, count: Int)
+    /// The holes all live history views show (emits only when that set changes).
+    case messageHistoryHoles
+    /// The holes all live chat-list views show (emits only when that set changes).
+    case chatListHoles
+
+    /// Views derived from the other live views: updated after them.
+    var isDerived: Bool {
+        switch self {
+        case .messageHistoryHoles, .chatListHoles: return true
+        default: return false
+        }
+    }
 
     /// A fresh view of this key, built from the tables.
-    func makeView(tables: PostboxTables) throws -> any MutablePostboxView {
+    func makeView(tables: PostboxTables, tracker: ViewTracker) throws -> any MutablePostboxView {
         switch self {
+        case let .messageHistory(peerId, namespace, anchor, count, tag):
+            return try MutableMessageHistoryView(peerId: peerId, namespace: namespace, anchor: anchor, count: count, tag: tag, tables: tables)
+        case let .chatList(groupId, count): return try MutableChatListView(groupId: groupId, count: count, tables: tables)
+        case .messageHistoryHoles: return MutableMessageHistoryHolesView(tracker: tracker)
+        case .chatListHoles: return MutableChatListHolesView(tracker: tracker)
         case .postboxState: return try MutablePostboxStateView(tables: tables)
         case let .basicPeer(peerId): return try MutableBasicPeerView(peerId: peerId, tables: tables)
         case let .preferences(keys): return try MutablePreferencesView(keys: keys, tables: tables)

@@ -1,0 +1,142 @@
+/// How a history snapshot came about (Postbox's `ViewUpdateType`).
+public enum ViewUpdateType: Sendable, Equatable {
+    /// The first snapshot.
+    case initial
+    /// Messages changed.
+    case generic
+    /// Holes of this chat were filled (the messages arrived from the network).
+    case fillHole
+    /// Rebuilt after another process's commits.
+    case updateVisible
+}
+
+/// A window of one chat's history in one namespace (optionally only messages with `tag`): up to `count`
+/// messages — the newest ones, or around `anchor` — in ascending order, and the holes that overlap the id span
+/// the window covers (where messages may be missing).
+public struct MessageHistoryView: PostboxView, @unchecked Sendable {
+    public let peerId: PeerId
+    public let namespace: MessageId.Namespace
+    public let entries: [StoredMessage]
+    /// Holes of the view's space overlapping the span it covers, ascending.
+    public let holes: [ClosedRange<MessageId.Id>]
+    public let updateType: ViewUpdateType
+
+    /// The ids and texts, for comparisons.
+    var fingerprint: String {
+        "\(entries.map { "\($0.id.id)@\($0.timestamp):\($0.text):\($0.tags.rawValue)" }) holes \(holes)"
+    }
+}
+
+final class MutableMessageHistoryView: MutablePostboxView {
+    let peerId: PeerId
+    let namespace: MessageId.Namespace
+    let anchor: MessageIndex?
+    let count: Int
+    let tag: MessageTags?
+    private(set) var entries: [StoredMessage] = []
+    private(set) var holes: [ClosedRange<MessageId.Id>] = []
+    private var updateType = ViewUpdateType.initial
+
+    init(peerId: PeerId, namespace: MessageId.Namespace, anchor: MessageIndex?, count: Int, tag: MessageTags?, tables: PostboxTables) throws {
+        self.peerId = peerId
+        self.namespace = namespace
+        self.anchor = anchor
+        self.count = max(1, count)
+        self.tag = tag
+        try load(tables)
+    }
+
+    var space: MessageHistoryHoleSpace { tag.map { .tag($0) } ?? .everywhere }
+
+    private func indices(_ tables: PostboxTables, anchor: MessageIndex?, direction: HistoryReadDirection, limit: Int) throws -> [MessageIndex] {
+        let history = tables.history.history
+        if let tag {
+            return try history.tagIndices(peerId: peerId, tag: tag, namespaces: [namespace], anchor: anchor, direction: direction, limit: limit)
+        }
+        return try history.indices(peerId: peerId, namespaces: [namespace], anchor: anchor, direction: direction, limit: limit)
+    }
+
+    private func load(_ tables: PostboxTables) throws {
+        var list: [MessageIndex]
+        var coversTop: Bool
+        if let anchor {
+            let earlier = try indices(tables, anchor: anchor.successor(), direction: .earlier, limit: (count + 1) / 2)
+            let later = try indices(tables, anchor: anchor, direction: .later, limit: count / 2)
+            list = earlier.reversed() + later
+            coversTop = later.count < count / 2
+        } else {
+            list = try indices(tables, anchor: nil, direction: .earlier, limit: count).reversed()
+            coversTop = true
+        }
+        entries = try list.compactMap { try tables.history.history.message(at: $0) }
+        let lowest: MessageId.Id = list.count < count ? 1 : (list.first?.id.id ?? 1)
+        let highest: MessageId.Id = coversTop ? Int32.max - 1 : (list.last?.id.id ?? Int32.max - 1)
+        holes = lowest <= highest
+            ? try tables.history.holes.holes(peerId: peerId, namespace: namespace, space: space, overlapping: lowest...highest) : []
+    }
+
+    func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
+        let touchedHistory = !(changes.operationsByPeerId[peerId]?.isEmpty ?? true)
+        let holeOperations = changes.holeOperations.filter { $0.key.peerId == peerId && $0.key.namespace == namespace }
+        guard touchedHistory || !holeOperations.isEmpty else { return false }
+        let before = (entries.map(\.id), entries.map(\.stableVersion), holes)
+        try load(tables)
+        guard before != (entries.map(\.id), entries.map(\.stableVersion), holes) else { return false }
+        let filled = holeOperations.values.contains { $0.contains { if case .remove = $0 { return true } else { return false } } }
+        updateType = filled ? .fillHole : .generic
+        return true
+    }
+
+    func refresh(tables: PostboxTables) throws -> Bool {
+        try load(tables)
+        updateType = .updateVisible
+        return true
+    }
+
+    func immutableView() -> any PostboxView {
+        MessageHistoryView(peerId: peerId, namespace: namespace, entries: entries, holes: holes, updateType: updateType)
+    }
+}
+
+/// The first `count` rows of a chat-list group in display order (pinned first, then by top message), holes
+/// included.
+public struct ChatListView: PostboxView {
+    public let groupId: PeerGroupId
+    public let entries: [ChatListEntry]
+
+    var fingerprint: String { "\(entries)" }
+}
+
+final class MutableChatListView: MutablePostboxView {
+    let groupId: PeerGroupId
+    let count: Int
+    private(set) var entries: [ChatListEntry] = []
+
+    init(groupId: PeerGroupId, count: Int, tables: PostboxTables) throws {
+        self.groupId = groupId
+        self.count = max(1, count)
+        entries = try Self.load(groupId, self.count, tables)
+    }
+
+    static func load(_ groupId: PeerGroupId, _ count: Int, _ tables: PostboxTables) throws -> [ChatListEntry] {
+        try tables.history.chatList.earlierEntries(groupId: groupId, index: nil, count: count).map { entry in
+            switch entry {
+            case let .message(index, top): return .chat(index.messageIndex.id.peerId, index: index, topMessage: top)
+            case let .hole(hole): return .hole(hole)
+            }
+        }
+    }
+
+    func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
+        guard !(changes.chatListOperations[groupId]?.isEmpty ?? true) else { return false }
+        return try refresh(tables: tables)
+    }
+
+    func refresh(tables: PostboxTables) throws -> Bool {
+        let fresh = try Self.load(groupId, count, tables)
+        defer { entries = fresh }
+        return fresh != entries
+    }
+
+    func immutableView() -> any PostboxView { ChatListView(groupId: groupId, entries: entries) }
+}
