@@ -34,6 +34,8 @@ public final class Postbox: @unchecked Sendable {
     private var observers: [Int: (PostboxChanges) -> Void] = [:]
     private var nextObserverId = 0
     private var isClosed = false
+    /// Watches the shared header for other processes' commits while live views exist (see `combinedView`).
+    private var externalWatcher: Task<Void, Never>?
     /// The TransactionStateVersion the last non-empty transaction of this Postbox wrote to the metadata table.
     var transactionStateVersion: Int64 = 0
 
@@ -77,6 +79,8 @@ public final class Postbox: @unchecked Sendable {
         try await Postbox.onQueue {
             if self.isClosed { return }
             self.isClosed = true
+            self.externalWatcher?.cancel()
+            self.externalWatcher = nil
             try self.valueBox.close()
         }
     }
@@ -84,8 +88,8 @@ public final class Postbox: @unchecked Sendable {
     // MARK: Live views
 
     /// A live query over `keys`: the first element is the current snapshot, then a new one after every
-    /// transaction (of this process, or — noticed at the next transaction here — of another one) that changed
-    /// something the views show, and only then. Snapshots are never queued behind each other (a slow consumer
+    /// transaction (of this Postbox, or of another process — noticed within about 10 ms by watching the shared
+    /// header) that changed something the views show, and only then. Snapshots are never queued behind each other (a slow consumer
     /// gets the newest), so delivery never blocks the Postbox queue. Ending the iteration (or cancelling its
     /// task) unregisters the views.
     public func combinedView(keys: [PostboxViewKey]) -> AsyncStream<CombinedView> {
@@ -96,9 +100,22 @@ public final class Postbox: @unchecked Sendable {
                         try self.viewTracker.add(keys: keys, tables: try tx.tables) { continuation.yield($0) }
                     }
                     continuation.onTermination = { _ in Postbox.queue.async { self.viewTracker.remove(id, tables: self.tables) } }
+                    self.watchExternalChanges()
                 } catch {
                     continuation.finish()
                 }
+            }
+        }
+    }
+
+    /// Starts (once) a task that runs an empty transaction whenever another process commits, so that live
+    /// views refresh without waiting for a transaction of this Postbox. Runs on the queue.
+    private func watchExternalChanges() {
+        guard externalWatcher == nil, !isClosed else { return }
+        let changes = valueBox.externalChanges(pollInterval: .milliseconds(10))
+        externalWatcher = Task { [self] in
+            for await _ in changes {
+                do { try await transaction { _ in } } catch { return }
             }
         }
     }
