@@ -95,12 +95,13 @@ public final class Postbox: @unchecked Sendable {
     public func combinedView(keys: [PostboxViewKey]) -> AsyncStream<CombinedView> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             Postbox.queue.async {
+                // Watch before the views are built: a commit of another process after that is then seen.
+                self.watchExternalChanges()
                 do {
                     let id = try self.runTransaction { tx in
                         try self.viewTracker.add(keys: keys, tables: try tx.tables) { continuation.yield($0) }
                     }
                     continuation.onTermination = { _ in Postbox.queue.async { self.viewTracker.remove(id, tables: self.tables) } }
-                    self.watchExternalChanges()
                 } catch {
                     continuation.finish()
                 }

@@ -1,8 +1,8 @@
 import Atomics
 
 extension ValueBox {
-    /// Versions committed by other value boxes (other processes), as they happen: an `AsyncStream` of
-    /// ``transactionStateVersion`` values, driven by polling the shared header every `pollInterval` (one
+    /// Versions committed by other value boxes (other processes) after this call, as they happen: an
+    /// `AsyncStream` of ``transactionStateVersion`` values, driven by polling the shared header every `pollInterval` (one
     /// atomic load per poll, no I/O). Versions this value box committed itself are not reported, and several
     /// commits between two polls are reported once, as the newest version. Meant for refreshing live views
     /// of a process that is not writing (Postbox notices only at its next transaction). The stream ends
@@ -14,8 +14,11 @@ extension ValueBox {
             return AsyncStream { $0.finish() }
         }
         let (stream, continuation) = AsyncStream<UInt64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // The baseline is the version now, not when the task first runs: a commit made right after this call
+        // is reported.
+        let baseline = monitor.version
         let task = Task.detached {
-            var last = monitor.version
+            var last = baseline
             while !Task.isCancelled {
                 try? await Task.sleep(for: pollInterval)
                 let version = monitor.version
