@@ -22,61 +22,57 @@ public struct ChatListHolesViewEntry: Hashable, Sendable {
     public let hole: ChatListHole
 }
 
-/// Derived from the other live views, so the tracker updates it after them.
-final class MutableMessageHistoryHolesView: MutablePostboxView {
+/// A view derived from the other live views (the tracker updates it after them): a set recomputed from the
+/// tracker on every update, which reports a change only when the set differs.
+final class MutableDerivedSetView<Entry: Hashable>: MutablePostboxView {
     private weak var tracker: ViewTracker?
-    private var entries: Set<MessageHistoryHolesViewEntry> = []
+    private let compute: (ViewTracker) -> Set<Entry>
+    private let snapshot: (Set<Entry>) -> any PostboxView
+    private var entries: Set<Entry> = []
 
-    init(tracker: ViewTracker) {
+    init(tracker: ViewTracker, compute: @escaping (ViewTracker) -> Set<Entry>, snapshot: @escaping (Set<Entry>) -> any PostboxView) {
         self.tracker = tracker
-        entries = compute()
-    }
-
-    private func compute() -> Set<MessageHistoryHolesViewEntry> {
-        var result = Set<MessageHistoryHolesViewEntry>()
-        for view in tracker?.liveViews(of: MutableMessageHistoryView.self) ?? [] {
-            for range in view.holes {
-                result.insert(MessageHistoryHolesViewEntry(peerId: view.peerId, namespace: view.namespace, space: view.space, range: range))
-            }
-        }
-        return result
+        self.compute = compute
+        self.snapshot = snapshot
+        entries = compute(tracker)
     }
 
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool { try refresh(tables: tables) }
 
     func refresh(tables: PostboxTables) throws -> Bool {
-        let fresh = compute()
+        guard let tracker else { return false }
+        let fresh = compute(tracker)
         defer { entries = fresh }
         return fresh != entries
     }
 
-    func immutableView() -> any PostboxView { MessageHistoryHolesView(entries: entries) }
+    func immutableView() -> any PostboxView { snapshot(entries) }
 }
 
-final class MutableChatListHolesView: MutablePostboxView {
-    private weak var tracker: ViewTracker?
-    private var entries: Set<ChatListHolesViewEntry> = []
-
-    init(tracker: ViewTracker) {
-        self.tracker = tracker
-        entries = compute()
+extension MutableDerivedSetView where Entry == MessageHistoryHolesViewEntry {
+    /// The holes every live history view shows.
+    static func messageHistoryHoles(tracker: ViewTracker) -> MutableDerivedSetView {
+        MutableDerivedSetView(tracker: tracker, compute: { tracker in
+            var result = Set<MessageHistoryHolesViewEntry>()
+            for view in tracker.liveViews(of: MutableMessageHistoryView.self) {
+                for range in view.holes {
+                    result.insert(MessageHistoryHolesViewEntry(peerId: view.peerId, namespace: view.namespace, space: view.space, range: range))
+                }
+            }
+            return result
+        }, snapshot: { MessageHistoryHolesView(entries: $0) })
     }
+}
 
-    private func compute() -> Set<ChatListHolesViewEntry> {
-        var result = Set<ChatListHolesViewEntry>()
-        for view in tracker?.liveViews(of: MutableChatListView.self) ?? [] {
-            for case let .hole(hole) in view.entries { result.insert(ChatListHolesViewEntry(groupId: view.groupId, hole: hole)) }
-        }
-        return result
+extension MutableDerivedSetView where Entry == ChatListHolesViewEntry {
+    /// The holes every live chat-list view shows.
+    static func chatListHoles(tracker: ViewTracker) -> MutableDerivedSetView {
+        MutableDerivedSetView(tracker: tracker, compute: { tracker in
+            var result = Set<ChatListHolesViewEntry>()
+            for view in tracker.liveViews(of: MutableChatListView.self) {
+                for case let .hole(hole) in view.entries { result.insert(ChatListHolesViewEntry(groupId: view.groupId, hole: hole)) }
+            }
+            return result
+        }, snapshot: { ChatListHolesView(entries: $0) })
     }
-
-    func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool { try refresh(tables: tables) }
-
-    func refresh(tables: PostboxTables) throws -> Bool {
-        let fresh = compute()
-        defer { entries = fresh }
-        return fresh != entries
-    }
-
-    func immutableView() -> any PostboxView { ChatListHolesView(entries: entries) }
 }

@@ -51,8 +51,8 @@ public enum PostboxViewKey: Hashable, Sendable {
         case let .messageHistory(peerId, namespace, anchor, count, tag):
             return try MutableMessageHistoryView(peerId: peerId, namespace: namespace, anchor: anchor, count: count, tag: tag, tables: tables)
         case let .chatList(groupId, count): return try MutableChatListView(groupId: groupId, count: count, tables: tables)
-        case .messageHistoryHoles: return MutableMessageHistoryHolesView(tracker: tracker)
-        case .chatListHoles: return MutableChatListHolesView(tracker: tracker)
+        case .messageHistoryHoles: return MutableDerivedSetView.messageHistoryHoles(tracker: tracker)
+        case .chatListHoles: return MutableDerivedSetView.chatListHoles(tracker: tracker)
         case .postboxState: return try MutablePostboxStateView(tables: tables)
         case let .basicPeer(peerId): return try MutableBasicPeerView(peerId: peerId, tables: tables)
         case let .preferences(keys): return try MutablePreferencesView(keys: keys, tables: tables)

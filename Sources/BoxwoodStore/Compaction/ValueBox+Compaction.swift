@@ -187,24 +187,4 @@ extension ValueBox {
         }
         try installDataFile(file, meta: chosen)
     }
-
-    /// Makes `file` (with its newest meta `chosen`) the data file of this value box and loads its trees.
-    func installDataFile(_ file: StorageFile, meta chosen: MetaPage) throws(BoxwoodError) {
-        if file !== dataFile {
-            let old = dataFile
-            pager = nil
-            dataFile = file
-            old?.close()
-        }
-        let pager = Pager(file: file)
-        pager.pageCount = chosen.pageCount
-        try pager.ensureMapped(pages: chosen.pageCount)
-        self.pager = pager
-        meta = chosen
-        try loadFreelist()
-        try loadCatalog()
-        lastSequence = chosen.lastSequence
-        storedMasterClientId = chosen.masterClientId
-        secureDeletePending = chosen.scrubPending
-    }
 }

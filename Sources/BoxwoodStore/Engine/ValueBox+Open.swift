@@ -89,20 +89,11 @@ extension ValueBox {
         // compacting now (this open holds the writer lock).
         if !readOnly { try fileSystem.removeFile(path + "/" + ValueBox.compactionFileName) }
         let (chosen, other) = try readMeta(file, size: size)
-        meta = chosen
         if size < chosen.pageCount * UInt64(PageLayout.pageSize) {
             throw .corrupted(file: dataPath, page: nil,
                              reason: "file is \(size) bytes but the meta accounts for \(chosen.pageCount) pages (truncated?)")
         }
-        let pager = Pager(file: file)
-        self.pager = pager
-        pager.pageCount = chosen.pageCount
-        try pager.ensureMapped(pages: chosen.pageCount)
-        try loadFreelist()
-        try loadCatalog()
-        lastSequence = chosen.lastSequence
-        storedMasterClientId = chosen.masterClientId
-        secureDeletePending = chosen.scrubPending
+        try installDataFile(file, meta: chosen)
 
         let walExisted = fileSystem.kind(of: walPath) != nil
         wal = nil
@@ -204,6 +195,26 @@ extension ValueBox {
             throw .corrupted(file: dataPath, page: nil, reason: "data file is \(size) bytes, shorter than its two meta pages (truncated)")
         }
         throw .checksumMismatch(file: dataPath, page: 0, offset: 0)
+    }
+
+    /// Makes `file` (with its newest meta `chosen`) the data file of this value box and loads its trees.
+    func installDataFile(_ file: StorageFile, meta chosen: MetaPage) throws(BoxwoodError) {
+        if file !== dataFile {
+            let old = dataFile
+            pager = nil
+            dataFile = file
+            old?.close()
+        }
+        let pager = Pager(file: file)
+        pager.pageCount = chosen.pageCount
+        try pager.ensureMapped(pages: chosen.pageCount)
+        self.pager = pager
+        meta = chosen
+        try loadFreelist()
+        try loadCatalog()
+        lastSequence = chosen.lastSequence
+        storedMasterClientId = chosen.masterClientId
+        secureDeletePending = chosen.scrubPending
     }
 
     /// Loads the durable freelist into the pager.
