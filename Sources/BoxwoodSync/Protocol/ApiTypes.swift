@@ -1,0 +1,156 @@
+import Boxwood
+
+/// Peer and message namespaces of the synced account (Telegram's `Namespaces`).
+public enum SyncNamespaces {
+    /// A user (private chat).
+    public static let user = PeerId.Namespace(0)
+    /// A basic group: its messages share the account's message-id and pts sequence.
+    public static let group = PeerId.Namespace(1)
+    /// A channel (or supergroup): its own message ids and its own pts.
+    public static let channel = PeerId.Namespace(2)
+    /// A secret chat: messages arrive through qts.
+    public static let secretChat = PeerId.Namespace(3)
+    /// Messages the server has (ids assigned by the server).
+    public static let cloudMessages: MessageId.Namespace = 0
+    /// Messages created on this device and not yet acknowledged by the server.
+    public static let localMessages: MessageId.Namespace = 1
+}
+
+/// A message as the server describes it.
+public struct ApiMessage: Hashable, Sendable {
+    /// The server id: account-wide for users and groups, per channel for channels, per secret chat for secret chats.
+    public var id: Int32
+    /// The chat the message is in.
+    public var peerId: PeerId
+    /// The author.
+    public var fromId: PeerId
+    public var date: Int32
+    public var text: String
+    /// Sent by the account itself.
+    public var outgoing: Bool
+    /// 0 until the message is edited; each edit increments it.
+    public var editVersion: Int32
+    /// Pinned in its chat.
+    public var pinned: Bool
+    /// The client's random id, echoed back for messages the account sent (0 when unknown).
+    public var randomId: Int64
+
+    public init(id: Int32, peerId: PeerId, fromId: PeerId, date: Int32, text: String, outgoing: Bool,
+                editVersion: Int32 = 0, pinned: Bool = false, randomId: Int64 = 0) {
+        self.id = id
+        self.peerId = peerId
+        self.fromId = fromId
+        self.date = date
+        self.text = text
+        self.outgoing = outgoing
+        self.editVersion = editVersion
+        self.pinned = pinned
+        self.randomId = randomId
+    }
+}
+
+/// A user as the server describes it.
+public struct ApiUser: Hashable, Sendable {
+    public var id: PeerId
+    public var firstName: String
+    public var lastName: String
+    public var username: String?
+
+    public init(id: PeerId, firstName: String, lastName: String, username: String?) {
+        self.id = id
+        self.firstName = firstName
+        self.lastName = lastName
+        self.username = username
+    }
+}
+
+/// A group or channel as the server describes it.
+public struct ApiChat: Hashable, Sendable {
+    public var id: PeerId
+    public var title: String
+
+    public init(id: PeerId, title: String) {
+        self.id = id
+        self.title = title
+    }
+}
+
+/// Whether a user is online.
+public enum ApiUserStatus: Hashable, Sendable {
+    case online(expires: Int32)
+    case offline(wasOnline: Int32)
+}
+
+/// A message of a secret chat (delivered through qts).
+public struct ApiEncryptedMessage: Hashable, Sendable {
+    /// The secret chat (namespace ``SyncNamespaces/secretChat``).
+    public var chatId: PeerId
+    /// The message's id inside the secret chat (assigned by the server in order).
+    public var id: Int32
+    public var randomId: Int64
+    public var date: Int32
+    public var text: String
+
+    public init(chatId: PeerId, id: Int32, randomId: Int64, date: Int32, text: String) {
+        self.chatId = chatId
+        self.id = id
+        self.randomId = randomId
+        self.date = date
+        self.text = text
+    }
+}
+
+/// The account's update cursor on the server.
+public struct ApiUpdatesState: Hashable, Sendable {
+    public var pts: Int32
+    public var qts: Int32
+    public var date: Int32
+    public var seq: Int32
+
+    public init(pts: Int32, qts: Int32, date: Int32, seq: Int32) {
+        self.pts = pts
+        self.qts = qts
+        self.date = date
+        self.seq = seq
+    }
+}
+
+/// One chat of the dialog list: its newest message and read state (and, for a channel, its pts).
+public struct ApiDialog: Hashable, Sendable {
+    public var peerId: PeerId
+    /// The newest message id (0: the chat is empty).
+    public var topMessage: Int32
+    public var readInboxMaxId: Int32
+    public var readOutboxMaxId: Int32
+    public var unreadCount: Int32
+    /// A channel's pts (nil for other chats).
+    public var pts: Int32?
+    /// Muted until this date (0: not muted).
+    public var muteUntil: Int32
+
+    public init(peerId: PeerId, topMessage: Int32, readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32,
+                pts: Int32?, muteUntil: Int32) {
+        self.peerId = peerId
+        self.topMessage = topMessage
+        self.readInboxMaxId = readInboxMaxId
+        self.readOutboxMaxId = readOutboxMaxId
+        self.unreadCount = unreadCount
+        self.pts = pts
+        self.muteUntil = muteUntil
+    }
+}
+
+/// Identifies one outbound mutation of one client installation; the server applies each at most once.
+public struct ClientMutationId: Hashable, Sendable, CustomStringConvertible {
+    /// The installation (random, persisted with the database).
+    public var clientId: Int64
+    /// Monotonic per installation, persisted before the request is sent.
+    public var sequence: Int64
+
+    public init(clientId: Int64, sequence: Int64) {
+        self.clientId = clientId
+        self.sequence = sequence
+    }
+
+    public var description: String { "\(clientId):\(sequence)" }
+}
