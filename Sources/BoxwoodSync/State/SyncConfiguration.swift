@@ -1,0 +1,68 @@
+import Boxwood
+
+/// Timing and limits of the state manager (defaults follow Telegram and the lessons in docs/sync.md).
+public struct SyncConfiguration: Sendable {
+    /// How long updates behind a gap wait for the gap to fill before the difference is polled.
+    public var gapWait: Duration = .milliseconds(500)
+    /// How long pushed updates are collected before they are processed together.
+    public var collectWindow: Duration = .milliseconds(20)
+    /// `pts_total_limit` of getDifference (beyond it the server answers `tooLong`).
+    public var ptsTotalLimit: Int32 = 1000
+    /// Messages per getChannelDifference answer.
+    public var channelDifferenceLimit: Int32 = 20
+    /// Channels fetched at once.
+    public var maxConcurrentChannelFetches = 4
+    /// First retry delay of a failed request; doubles up to ``retryMaxDelay``.
+    public var retryInitialDelay: Duration = .seconds(1)
+    public var retryMaxDelay: Duration = .seconds(30)
+    /// Messages per history request when filling a hole.
+    public var holeFillPageSize: Int32 = 50
+    /// How long a filled hole entry is not fetched again.
+    public var holeCooldown: Duration = .seconds(20)
+    /// Delay before reconnecting the push channel after it dropped.
+    public var reconnectDelay: Duration = .milliseconds(200)
+    /// Poll the difference after this long without updates (Telegram: 15 minutes).
+    public var idlePollInterval: Duration = .seconds(15 * 60)
+
+    public init() {}
+
+    /// Short waits for tests and the demo: the same logic, faster.
+    public static var fast: SyncConfiguration {
+        var configuration = SyncConfiguration()
+        configuration.gapWait = .milliseconds(30)
+        configuration.collectWindow = .milliseconds(2)
+        configuration.retryInitialDelay = .milliseconds(2)
+        configuration.retryMaxDelay = .milliseconds(40)
+        configuration.holeCooldown = .milliseconds(50)
+        configuration.reconnectDelay = .milliseconds(5)
+        return configuration
+    }
+}
+
+/// What the state manager has done since it started.
+public struct SyncStatistics: Sendable, Hashable {
+    /// Updates applied (pushed or fetched).
+    public var updatesApplied = 0
+    /// Updates skipped because they were applied already.
+    public var duplicatesSkipped = 0
+    /// Gaps seen in pushed updates.
+    public var gapsDetected = 0
+    /// getDifference calls (slices included).
+    public var differenceRequests = 0
+    /// Difference answers that reset the cursor (`tooLong`).
+    public var differenceTooLong = 0
+    /// getChannelDifference calls.
+    public var channelDifferenceRequests = 0
+    /// Holes (pages) filled from getHistory.
+    public var holesFilled = 0
+    /// Messages stored by hole fills.
+    public var messagesFetchedForHoles = 0
+    /// Committed batches.
+    public var commits = 0
+    /// Batches discarded because the stored cursor moved.
+    public var discardedBatches = 0
+    /// Failed requests retried.
+    public var retries = 0
+
+    public init() {}
+}

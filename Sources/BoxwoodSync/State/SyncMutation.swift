@@ -1,0 +1,91 @@
+import Boxwood
+
+/// Where an applied change came from: pushed in real time, or fetched while catching up (a UI coalesces
+/// catch-up; notifications are for real time only).
+public enum SyncSource: Hashable, Sendable {
+    case realtime
+    case catchUp
+}
+
+/// One database change computed from updates, replayed in order inside the batch's single transaction
+/// (Telegram's `AccountStateMutationOperation`). Every one of them is idempotent: replaying it twice changes
+/// nothing the second time.
+enum SyncMutation: Sendable {
+    /// Stores users; `overwrite` false only inserts unknown ones (lists carried by pushes and differences may
+    /// be older than a rename already applied; renames arrive as their own updates).
+    case mergeUsers([ApiUser], overwrite: Bool)
+    case mergeChats([ApiChat], overwrite: Bool)
+    /// Stores messages that are not stored yet (the newest of their chats: holes above them are closed).
+    case addMessages([ApiMessage], SyncSource)
+    case addEncryptedMessages([ApiEncryptedMessage], SyncSource)
+    /// Replaces a stored message's content when `message.editVersion` is newer.
+    case editMessage(ApiMessage)
+    /// Deletes by account-wide id (users and groups).
+    case deleteMessagesWithGlobalIds([Int32], SyncSource)
+    case deleteMessages([MessageId], SyncSource)
+    case readInbox(MessageId, SyncSource)
+    case readOutbox(MessageId)
+    case setPinned(peerId: PeerId, ids: [Int32], pinned: Bool)
+    case updatePresence(PeerId, ApiUserStatus)
+    case updateNotifySettings(PeerId, muteUntil: Int32)
+    /// Rebuilds a chat from its dialog: read state, settings, newest messages, and a hole over everything below
+    /// them (stored older messages stay, unverified, under the hole until it is filled).
+    case resetChat(ApiDialog, messages: [ApiMessage])
+    case updateChannelPts(PeerId, Int32)
+}
+
+/// The batch being built from updates before its replay (Telegram's `AccountMutableState`): the cursors the
+/// batch starts from (checked again inside the replay transaction), the cursors it moves to, and the
+/// mutations in order.
+struct SyncMutableState: Sendable {
+    /// The stored cursor the batch was computed from (nil: the account has not synced yet).
+    let initialState: SyncAccountState?
+    /// The stored pts of every channel the batch read (nil: no state stored).
+    private(set) var initialChannelPts: [PeerId: Int32?]
+    var state: SyncAccountState
+    var channelPts: [PeerId: Int32] = [:]
+    private(set) var operations: [SyncMutation] = []
+    private let branchOperationIndex: Int
+
+    init(initialState: SyncAccountState?, state: SyncAccountState) {
+        self.initialState = initialState
+        self.state = state
+        initialChannelPts = [:]
+        branchOperationIndex = 0
+    }
+
+    private init(copying other: SyncMutableState) {
+        initialState = other.initialState
+        initialChannelPts = other.initialChannelPts
+        state = other.state
+        channelPts = other.channelPts
+        operations = other.operations
+        branchOperationIndex = other.operations.count
+    }
+
+    mutating func add(_ operation: SyncMutation) { operations.append(operation) }
+
+    /// Records the stored pts of a channel (what the replay verifies) and uses it as the working value.
+    mutating func loadChannel(_ peerId: PeerId, storedPts: Int32?) {
+        guard initialChannelPts[peerId] == nil else { return }
+        initialChannelPts[peerId] = .some(storedPts)
+        if let storedPts, channelPts[peerId] == nil { channelPts[peerId] = storedPts }
+    }
+
+    mutating func setChannelPts(_ peerId: PeerId, _ pts: Int32) {
+        channelPts[peerId] = pts
+        operations.append(.updateChannelPts(peerId, pts))
+    }
+
+    /// A copy whose operations from now on can be merged back (one per channel fetched in parallel).
+    func branch() -> SyncMutableState { SyncMutableState(copying: self) }
+
+    /// Takes a branch's new operations and channel cursors.
+    mutating func merge(_ branch: SyncMutableState) {
+        operations.append(contentsOf: branch.operations[branch.branchOperationIndex...])
+        for (peerId, pts) in branch.channelPts { channelPts[peerId] = pts }
+        for (peerId, stored) in branch.initialChannelPts where initialChannelPts[peerId] == nil { initialChannelPts[peerId] = stored }
+    }
+
+    var isEmpty: Bool { operations.isEmpty && state == initialState }
+}

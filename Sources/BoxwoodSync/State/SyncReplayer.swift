@@ -1,0 +1,102 @@
+import Boxwood
+
+/// Why a batch was not replayed.
+enum ReplayRejection: Error {
+    /// The stored cursors differ from the ones the batch was built on (another batch or process moved them).
+    case cursorMoved
+}
+
+/// Replays a batch inside one Postbox transaction (Telegram's `replayFinalState`): verifies that the stored
+/// cursors are still the ones the batch was computed from, applies the mutations in order — data first —
+/// and writes the cursors last. Returns the events to emit after the commit.
+struct SyncReplayer {
+    let accountPeerId: PeerId
+
+    func replay(_ batch: SyncMutableState, in transaction: Transaction) throws -> [SyncEvent] {
+        let stored = try transaction.getState() as? SyncAccountState
+        guard stored == batch.initialState else { throw ReplayRejection.cursorMoved }
+        for (peerId, initial) in batch.initialChannelPts {
+            guard try SyncStorage.channelPts(peerId, in: transaction) == initial else { throw ReplayRejection.cursorMoved }
+        }
+        var recorder = EventRecorder()
+        for operation in batch.operations {
+            try apply(operation, in: transaction, events: &recorder)
+        }
+        if stored != batch.state { try transaction.setState(batch.state) }
+        return recorder.events
+    }
+
+    private func apply(_ operation: SyncMutation, in transaction: Transaction, events: inout EventRecorder) throws {
+        switch operation {
+        case let .mergeUsers(users, overwrite):
+            let peers: [any Peer] = users.map(SyncUser.init)
+            try transaction.updatePeers(peers, update: { current, new in (current == nil || overwrite) ? new : current })
+        case let .mergeChats(chats, overwrite):
+            let peers: [any Peer] = chats.map(SyncChat.init)
+            try transaction.updatePeers(peers, update: { current, new in (current == nil || overwrite) ? new : current })
+        case let .addMessages(messages, source):
+            let added = try SyncStorage.addMessages(messages, location: .UpperHistoryBlock, accountPeerId: accountPeerId, in: transaction)
+            events.newMessages(added.filter { !$0.outgoing }.map(\.messageId), source)
+        case let .addEncryptedMessages(messages, source):
+            let stored = messages.map(SyncStorage.storeMessage(encrypted:))
+            var added: [MessageId] = []
+            for message in stored {
+                guard case let .id(id) = message.id, try transaction.getMessage(id) == nil else { continue }
+                try SyncStorage.includeInChatList(id.peerId, in: transaction)
+                try transaction.addMessages([message], location: .UpperHistoryBlock)
+                added.append(id)
+            }
+            events.newMessages(added, source)
+        case let .editMessage(message):
+            try SyncStorage.updateIfNewer(message, accountPeerId: accountPeerId, in: transaction)
+        case let .deleteMessagesWithGlobalIds(ids, source):
+            var found: [MessageId] = []
+            for id in ids { if let messageId = try transaction.getMessageId(globalId: id) { found.append(messageId) } }
+            try transaction.deleteMessages(found)
+            events.deleted(found, source)
+        case let .deleteMessages(ids, source):
+            var found: [MessageId] = []
+            for id in ids where try transaction.getMessage(id) != nil { found.append(id) }
+            try transaction.deleteMessages(found)
+            events.deleted(found, source)
+        case let .readInbox(messageId, source):
+            let before = try transaction.getCombinedPeerReadState(messageId.peerId)
+            try SyncStorage.ensureReadState(messageId.peerId, in: transaction)
+            try transaction.applyIncomingReadMaxId(messageId)
+            if try transaction.getCombinedPeerReadState(messageId.peerId) != before { events.readState(messageId.peerId, source) }
+        case let .readOutbox(messageId):
+            try SyncStorage.ensureReadState(messageId.peerId, in: transaction)
+            try transaction.applyOutgoingReadMaxId(messageId)
+        case let .setPinned(peerId, ids, pinned):
+            for id in ids {
+                let messageId = MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: id)
+                try SyncStorage.setPinned(messageId, pinned, in: transaction)
+            }
+        case let .updatePresence(peerId, status):
+            try transaction.updatePeerPresences([peerId: SyncUserPresence(status: status)])
+        case let .updateNotifySettings(peerId, muteUntil):
+            try transaction.updatePeerNotificationSettings([peerId: SyncNotificationSettings(muteUntil: muteUntil)])
+        case let .resetChat(dialog, messages):
+            try SyncStorage.resetChat(dialog, messages: messages, accountPeerId: accountPeerId, in: transaction)
+        case let .updateChannelPts(peerId, pts):
+            try SyncStorage.setChannelPts(peerId, pts, in: transaction)
+        }
+    }
+}
+
+/// Collects a batch's events, merged per kind and source.
+private struct EventRecorder {
+    private(set) var events: [SyncEvent] = []
+
+    mutating func newMessages(_ ids: [MessageId], _ source: SyncSource) {
+        if !ids.isEmpty { events.append(.newMessages(ids, source)) }
+    }
+
+    mutating func deleted(_ ids: [MessageId], _ source: SyncSource) {
+        if !ids.isEmpty { events.append(.deletedMessages(ids, source)) }
+    }
+
+    mutating func readState(_ peerId: PeerId, _ source: SyncSource) {
+        events.append(.readStatesChanged([peerId], source))
+    }
+}

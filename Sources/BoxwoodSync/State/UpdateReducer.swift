@@ -1,0 +1,221 @@
+import Boxwood
+
+/// What processing a set of update groups left to do.
+struct ReduceOutcome: Sendable {
+    /// Groups held back behind a gap (re-examined when more arrive, or after the gap wait).
+    var heldBack: [UpdateGroup] = []
+    /// The common box (pts, qts or seq) has a gap that is being held.
+    var commonGap = false
+    /// Channels with a gap held back.
+    var channelGaps: Set<PeerId> = []
+    /// Channels the server says must be fetched now (`channelTooLong`, unknown state).
+    var channelsToFetch: Set<PeerId> = []
+    /// The server asked for a difference poll.
+    var reset = false
+    /// Updates applied (for statistics).
+    var applied = 0
+    /// Updates skipped as already applied.
+    var duplicates = 0
+}
+
+/// Turns update groups into mutations with Telegram's gap rules (`finalStateWithUpdateGroups`): pts and qts
+/// updates first, each sorted by its counter; then each channel by its own pts; then seq-ordered groups; then
+/// the unordered rest. Contiguous updates apply, old ones are skipped, and everything after a gap is held back.
+enum UpdateReducer {
+    static func reduce(_ groups: [UpdateGroup], into state: inout SyncMutableState, source: SyncSource) -> ReduceOutcome {
+        var outcome = ReduceOutcome()
+        var ptsUpdates: [ApiUpdate] = []
+        var ptsSteps: [(pts: Int32, count: Int32)] = []
+        var qtsUpdates: [ApiUpdate] = []
+        var channelUpdates: [ApiUpdate] = []
+        var seqGroups: [(updates: [ApiUpdate], start: Int32, end: Int32, date: Int32)] = []
+        var dateUpdates: [ApiUpdate] = []
+        var users: [ApiUser] = []
+        var chats: [ApiChat] = []
+        for group in groups {
+            switch group {
+            case let .withPts(updates, groupUsers, groupChats):
+                ptsUpdates += updates; users += groupUsers; chats += groupChats
+            case let .withQts(updates, groupUsers, groupChats):
+                qtsUpdates += updates; users += groupUsers; chats += groupChats
+            case let .withChannelPts(updates, groupUsers, groupChats):
+                channelUpdates += updates; users += groupUsers; chats += groupChats
+            case let .withSeq(updates, start, end, date, groupUsers, groupChats):
+                seqGroups.append((updates, start, end, date)); users += groupUsers; chats += groupChats
+            case let .withDate(updates, _, groupUsers, groupChats):
+                dateUpdates += updates; users += groupUsers; chats += groupChats
+            case .reset:
+                outcome.reset = true
+            case let .updatePts(pts, count):
+                ptsSteps.append((pts, count))
+            }
+        }
+        if !users.isEmpty { state.add(.mergeUsers(users, overwrite: false)) }
+        if !chats.isEmpty { state.add(.mergeChats(chats, overwrite: false)) }
+
+        // pts: updates with content and bare steps, in pts order.
+        enum PtsItem { case update(ApiUpdate), step(Int32, Int32) }
+        var ptsItems: [(pts: Int32, count: Int32, item: PtsItem)] = ptsUpdates.map { ($0.ptsRange!.pts, $0.ptsRange!.count, .update($0)) }
+        ptsItems += ptsSteps.map { ($0.pts, $0.count, .step($0.pts, $0.count)) }
+        ptsItems.sort { ($0.pts - $0.count, $0.pts) < ($1.pts - $1.count, $1.pts) }
+        var heldPts: [ApiUpdate] = []
+        var heldSteps: [UpdateGroup] = []
+        for entry in ptsItems {
+            let check = outcome.commonGap ? .gap : SequenceChecker.check(local: state.state.pts, value: entry.pts, count: entry.count)
+            switch check {
+            case .apply:
+                if case let .update(update) = entry.item { applyCommon(update, to: &state, source: source) }
+                state.state.pts = entry.pts
+                outcome.applied += 1
+            case .alreadyApplied:
+                outcome.duplicates += 1
+            case .gap:
+                outcome.commonGap = true
+                switch entry.item {
+                case let .update(update): heldPts.append(update)
+                case let .step(pts, count): heldSteps.append(.updatePts(pts: pts, ptsCount: count))
+                }
+            }
+        }
+        if !heldPts.isEmpty { outcome.heldBack.append(.withPts(updates: heldPts, users: users, chats: chats)) }
+        outcome.heldBack += heldSteps
+
+        // qts (always counts 1).
+        var heldQts: [ApiUpdate] = []
+        var qtsGap = false
+        for update in qtsUpdates.sorted(by: { $0.qts! < $1.qts! }) {
+            let check = qtsGap ? .gap : SequenceChecker.check(local: state.state.qts, value: update.qts!, count: 1)
+            switch check {
+            case .apply:
+                applyCommon(update, to: &state, source: source)
+                state.state.qts = update.qts!
+                outcome.applied += 1
+            case .alreadyApplied:
+                outcome.duplicates += 1
+            case .gap:
+                qtsGap = true
+                heldQts.append(update)
+            }
+        }
+        if qtsGap {
+            outcome.commonGap = true
+            outcome.heldBack.append(.withQts(updates: heldQts, users: users, chats: chats))
+        }
+
+        // Channels, each on its own pts.
+        var heldChannel: [ApiUpdate] = []
+        let byChannel = Dictionary(grouping: channelUpdates, by: { $0.channelPtsRange!.channelId })
+        for channelId in byChannel.keys.sorted() {
+            guard var local = state.channelPts[channelId] else {
+                // No stored state for this channel: it must be fetched from its dialog.
+                outcome.channelsToFetch.insert(channelId)
+                continue
+            }
+            var gap = false
+            let sorted = byChannel[channelId]!.sorted { lhs, rhs in
+                let l = lhs.channelPtsRange!, r = rhs.channelPtsRange!
+                return (l.pts - l.count, l.pts) < (r.pts - r.count, r.pts)
+            }
+            for update in sorted {
+                let range = update.channelPtsRange!
+                let check = gap ? .gap : SequenceChecker.check(local: local, value: range.pts, count: range.count)
+                switch check {
+                case .apply:
+                    applyChannel(update, to: &state, source: source)
+                    local = range.pts
+                    outcome.applied += 1
+                case .alreadyApplied:
+                    outcome.duplicates += 1
+                case .gap:
+                    gap = true
+                    heldChannel.append(update)
+                }
+            }
+            if local != state.channelPts[channelId] { state.setChannelPts(channelId, local) }
+            if gap { outcome.channelGaps.insert(channelId) }
+        }
+        if !heldChannel.isEmpty { outcome.heldBack.append(.withChannelPts(updates: heldChannel, users: users, chats: chats)) }
+
+        // seq-ordered groups.
+        var seqGap = false
+        for group in seqGroups.sorted(by: { $0.start < $1.start }) {
+            let check = seqGap ? .gap : SequenceChecker.check(local: state.state.seq, value: group.end, count: group.end - group.start + 1)
+            switch check {
+            case .apply:
+                for update in group.updates { applyOther(update, to: &state, outcome: &outcome) }
+                state.state.seq = group.end
+                state.state.date = max(state.state.date, group.date)
+                outcome.applied += group.updates.count
+            case .alreadyApplied:
+                outcome.duplicates += 1
+            case .gap:
+                seqGap = true
+                outcome.heldBack.append(.withSeq(updates: group.updates, start: group.start, end: group.end, date: group.date, users: users, chats: chats))
+            }
+        }
+        if seqGap { outcome.commonGap = true }
+
+        // Unordered updates apply now.
+        for update in dateUpdates {
+            applyOther(update, to: &state, outcome: &outcome)
+            outcome.applied += 1
+        }
+        return outcome
+    }
+
+    /// Applies one update of the common box or the secret-chat box.
+    static func applyCommon(_ update: ApiUpdate, to state: inout SyncMutableState, source: SyncSource) {
+        switch update {
+        case let .newMessage(message, _, _):
+            state.add(.addMessages([message], source))
+        case let .editMessage(message, _, _):
+            state.add(.editMessage(message))
+        case let .deleteMessages(ids, _, _):
+            state.add(.deleteMessagesWithGlobalIds(ids, source))
+        case let .readHistoryInbox(peerId, maxId, _, _):
+            state.add(.readInbox(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: maxId), source))
+        case let .readHistoryOutbox(peerId, maxId, _, _):
+            state.add(.readOutbox(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: maxId)))
+        case let .pinnedMessages(peerId, ids, pinned, _, _):
+            state.add(.setPinned(peerId: peerId, ids: ids, pinned: pinned))
+        case let .newEncryptedMessage(message, _):
+            state.add(.addEncryptedMessages([message], source))
+        default:
+            break
+        }
+    }
+
+    /// Applies one channel update (its pts already checked).
+    static func applyChannel(_ update: ApiUpdate, to state: inout SyncMutableState, source: SyncSource) {
+        switch update {
+        case let .newChannelMessage(message, _, _):
+            state.add(.addMessages([message], source))
+        case let .editChannelMessage(message, _, _):
+            state.add(.editMessage(message))
+        case let .deleteChannelMessages(channelId, ids, _, _):
+            state.add(.deleteMessages(ids.map { MessageId(peerId: channelId, namespace: SyncNamespaces.cloudMessages, id: $0) }, source))
+        case let .readChannelInbox(channelId, maxId, _, _):
+            state.add(.readInbox(MessageId(peerId: channelId, namespace: SyncNamespaces.cloudMessages, id: maxId), source))
+        default:
+            break
+        }
+    }
+
+    /// Applies an update ordered by seq or not ordered at all.
+    static func applyOther(_ update: ApiUpdate, to state: inout SyncMutableState, outcome: inout ReduceOutcome) {
+        switch update {
+        case let .userStatus(userId, status):
+            state.add(.updatePresence(userId, status))
+        case let .userName(userId, firstName, lastName, username):
+            state.add(.mergeUsers([ApiUser(id: userId, firstName: firstName, lastName: lastName, username: username)], overwrite: true))
+        case let .notifySettings(peerId, muteUntil):
+            state.add(.updateNotifySettings(peerId, muteUntil: muteUntil))
+        case let .chatTitle(chatId, title):
+            state.add(.mergeChats([ApiChat(id: chatId, title: title)], overwrite: true))
+        case let .channelTooLong(channelId, _):
+            outcome.channelsToFetch.insert(channelId)
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Boxwood
+
+/// The account's update cursor as stored in Postbox's state (Telegram's `AuthorizedAccountState.State`):
+/// written in the same transaction as the data it covers, after it.
+public struct SyncAccountState: PostboxCoding, Hashable, Sendable {
+    public var pts: Int32
+    public var qts: Int32
+    /// Advanced by seq-ordered groups and difference answers (the cursor of the seq box).
+    public var date: Int32
+    public var seq: Int32
+
+    public init(pts: Int32, qts: Int32, date: Int32, seq: Int32) {
+        self.pts = pts
+        self.qts = qts
+        self.date = date
+        self.seq = seq
+    }
+
+    init(_ state: ApiUpdatesState) { self.init(pts: state.pts, qts: state.qts, date: state.date, seq: state.seq) }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        pts = try decoder.decodeInt32(forKey: "p")
+        qts = try decoder.decodeInt32(forKey: "q")
+        date = try decoder.decodeInt32(forKey: "d")
+        seq = try decoder.decodeInt32(forKey: "s")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt32(pts, forKey: "p")
+        encoder.encodeInt32(qts, forKey: "q")
+        encoder.encodeInt32(date, forKey: "d")
+        encoder.encodeInt32(seq, forKey: "s")
+    }
+}
+
+/// A channel's cursor, stored as the channel's peer chat state.
+public struct SyncChannelState: Codable, Hashable, Sendable {
+    public var pts: Int32
+
+    public init(pts: Int32) { self.pts = pts }
+}
+
+/// This installation's identity for exactly-once outbound requests: a random client id and the next mutation
+/// sequence, persisted (as a preferences entry) before any request that uses it is sent.
+public struct SyncClientIdentity: PreferencesEntry, Equatable {
+    public let clientId: Int64
+    public let nextSequence: Int64
+
+    public init(clientId: Int64, nextSequence: Int64) {
+        self.clientId = clientId
+        self.nextSequence = nextSequence
+    }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        clientId = try decoder.decodeInt64(forKey: "c")
+        nextSequence = try decoder.decodeInt64(forKey: "n")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt64(clientId, forKey: "c")
+        encoder.encodeInt64(nextSequence, forKey: "n")
+    }
+}

@@ -1,0 +1,171 @@
+import Boxwood
+
+/// How the sync layer stores server objects in Postbox tables; every write here is idempotent.
+enum SyncStorage {
+    /// The message tag of pinned messages.
+    static let pinnedTag = MessageTags(rawValue: 1 << 0)
+
+    // MARK: Conversions
+
+    static func messageId(_ message: ApiMessage) -> MessageId {
+        MessageId(peerId: message.peerId, namespace: SyncNamespaces.cloudMessages, id: message.id)
+    }
+
+    static func storeMessage(_ message: ApiMessage) -> StoreMessage {
+        StoreMessage(
+            id: .id(messageId(message)),
+            globallyUniqueId: message.randomId != 0 ? message.randomId : nil,
+            timestamp: message.date,
+            flags: message.outgoing ? [] : [.incoming],
+            tags: message.pinned ? pinnedTag : [],
+            authorId: message.fromId,
+            text: message.text,
+            attributes: [SyncMessageAttribute(editVersion: message.editVersion)]
+        )
+    }
+
+    static func storeMessage(encrypted message: ApiEncryptedMessage) -> StoreMessage {
+        StoreMessage(
+            id: .id(MessageId(peerId: message.chatId, namespace: SyncNamespaces.cloudMessages, id: message.id)),
+            globallyUniqueId: message.randomId,
+            timestamp: message.date,
+            flags: [.incoming],
+            authorId: message.chatId,
+            text: message.text,
+            attributes: [SyncMessageAttribute(editVersion: 0)]
+        )
+    }
+
+    static func editVersion(_ message: StoredMessage) -> Int32 {
+        message.attributes.lazy.compactMap { ($0 as? SyncMessageAttribute)?.editVersion }.first ?? 0
+    }
+
+    // MARK: Messages
+
+    /// A message newly stored by ``addMessages(_:location:accountPeerId:in:)``.
+    struct Added {
+        let messageId: MessageId
+        let outgoing: Bool
+    }
+
+    /// Stores the messages not stored yet; a message the account sent replaces its local copy (matched by random
+    /// id); stored ones get newer content. Returns the messages that were new.
+    static func addMessages(_ messages: [ApiMessage], location: AddMessagesLocation, accountPeerId: PeerId,
+                            in transaction: Transaction) throws -> [Added] {
+        var added: [Added] = []
+        var toStore: [StoreMessage] = []
+        for message in messages {
+            let id = messageId(message)
+            if try transaction.getMessage(id) != nil {
+                try updateIfNewer(message, accountPeerId: accountPeerId, in: transaction)
+                continue
+            }
+            if message.outgoing, message.randomId != 0,
+               let local = try transaction.getMessageId(peerId: message.peerId, globallyUniqueId: message.randomId),
+               local.namespace == SyncNamespaces.localMessages {
+                try transaction.deleteMessages([local])
+            }
+            try includeInChatList(message.peerId, in: transaction)
+            try ensureReadState(message.peerId, in: transaction)
+            toStore.append(storeMessage(message))
+            added.append(Added(messageId: id, outgoing: message.outgoing))
+        }
+        if !toStore.isEmpty { try transaction.addMessages(toStore, location: location) }
+        return added
+    }
+
+    /// Replaces a stored message with `message` when the server's copy is newer (edit version) or differs in
+    /// the pinned flag; does nothing when the message is not stored.
+    static func updateIfNewer(_ message: ApiMessage, accountPeerId: PeerId, in transaction: Transaction) throws {
+        let id = messageId(message)
+        guard let stored = try transaction.getMessage(id) else { return }
+        let newer = message.editVersion > editVersion(stored)
+        let pinnedDiffers = stored.tags.contains(pinnedTag) != message.pinned
+        guard newer || pinnedDiffers else { return }
+        var replacement = storeMessage(message)
+        if !newer { replacement = restored(stored, tags: message.pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)) }
+        try transaction.updateMessage(id, replacement)
+    }
+
+    static func setPinned(_ id: MessageId, _ pinned: Bool, in transaction: Transaction) throws {
+        guard let stored = try transaction.getMessage(id), stored.tags.contains(pinnedTag) != pinned else { return }
+        try transaction.updateMessage(id, restored(stored, tags: pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)))
+    }
+
+    /// A stored message as a `StoreMessage` with other tags.
+    static func restored(_ stored: StoredMessage, tags: MessageTags) -> StoreMessage {
+        StoreMessage(id: .id(stored.id), globallyUniqueId: stored.globallyUniqueId, groupingKey: stored.groupingKey,
+                     threadId: stored.threadId, timestamp: stored.timestamp, flags: stored.flags, tags: tags,
+                     globalTags: stored.globalTags, localTags: stored.localTags, forwardInfo: stored.forwardInfo,
+                     authorId: stored.authorId, text: stored.text, attributes: stored.attributes, media: stored.media)
+    }
+
+    /// Every stored message of a chat in the cloud namespace.
+    static func cloudMessages(_ peerId: PeerId, in transaction: Transaction) throws -> [StoredMessage] {
+        try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.cloudMessages], anchor: nil,
+                                          direction: .earlier, limit: Int(Int32.max))
+    }
+
+    /// Makes `range` of a chat match the server: `messages` (everything the server has in the range) are stored
+    /// or updated, stored messages in the range the server no longer has are deleted, and the range stops being
+    /// a hole. Returns the number of messages stored.
+    @discardableResult
+    static func fill(peerId: PeerId, range: ClosedRange<Int32>, messages: [ApiMessage], accountPeerId: PeerId,
+                     in transaction: Transaction) throws -> Int {
+        let present = Set(messages.map(\.id))
+        let stale = try cloudMessages(peerId, in: transaction).map(\.id).filter { range.contains($0.id) && !present.contains($0.id) }
+        if !stale.isEmpty { try transaction.deleteMessages(stale) }
+        let added = try addMessages(messages.filter { range.contains($0.id) }, location: .Random, accountPeerId: accountPeerId, in: transaction)
+        try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: .everywhere, range: range)
+        return added.count
+    }
+
+    // MARK: Chats
+
+    static func includeInChatList(_ peerId: PeerId, in transaction: Transaction) throws {
+        try transaction.updatePeerChatListInclusion(peerId, inclusion: .ifHasMessagesOrOneOf(groupId: .root, pinningIndex: nil, minTimestamp: nil))
+    }
+
+    static func ensureReadState(_ peerId: PeerId, in transaction: Transaction) throws {
+        guard try transaction.getCombinedPeerReadState(peerId) == nil else { return }
+        try transaction.resetPeerReadStates(peerId, states: [
+            SyncNamespaces.cloudMessages: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false),
+        ])
+    }
+
+    /// Rebuilds a chat from its dialog and its newest `messages`: messages above the dialog's top are deleted
+    /// (the server deleted them), everything below the newest fetched message becomes a hole, the read state,
+    /// notification settings and (channels) pts are the server's.
+    static func resetChat(_ dialog: ApiDialog, messages: [ApiMessage], accountPeerId: PeerId, in transaction: Transaction) throws {
+        let peerId = dialog.peerId
+        let cloud = SyncNamespaces.cloudMessages
+        try includeInChatList(peerId, in: transaction)
+        let fetched = messages.filter { $0.peerId == peerId && $0.id <= dialog.topMessage }
+        let lowest = fetched.map(\.id).min() ?? dialog.topMessage
+        if dialog.topMessage > 0 {
+            // Everything from the lowest fetched message up is known: store it exactly.
+            try fill(peerId: peerId, range: lowest...(Int32.max - 1), messages: fetched, accountPeerId: accountPeerId, in: transaction)
+            if lowest > 1 { try transaction.addHole(peerId: peerId, namespace: cloud, space: .everywhere, range: 1...(lowest - 1)) }
+        } else {
+            try fill(peerId: peerId, range: 1...(Int32.max - 1), messages: [], accountPeerId: accountPeerId, in: transaction)
+        }
+        try transaction.resetPeerReadStates(peerId, states: [
+            cloud: .idBased(maxIncomingReadId: dialog.readInboxMaxId, maxOutgoingReadId: dialog.readOutboxMaxId,
+                            maxKnownId: dialog.topMessage, count: dialog.unreadCount, markedUnread: false),
+        ])
+        try transaction.updatePeerNotificationSettings([peerId: SyncNotificationSettings(muteUntil: dialog.muteUntil)])
+        if let pts = dialog.pts { try setChannelPts(peerId, pts, in: transaction) }
+    }
+
+    // MARK: Channel cursors
+
+    static func channelPts(_ peerId: PeerId, in transaction: Transaction) throws -> Int32? {
+        guard let entry = try transaction.getPeerChatState(peerId) else { return nil }
+        return try entry.get(SyncChannelState.self).pts
+    }
+
+    static func setChannelPts(_ peerId: PeerId, _ pts: Int32, in transaction: Transaction) throws {
+        guard try channelPts(peerId, in: transaction) != pts else { return }
+        try transaction.setPeerChatState(peerId, state: try CodableEntry(SyncChannelState(pts: pts)))
+    }
+}
