@@ -1,0 +1,89 @@
+import Boxwood
+
+/// A synced account on an embedded database: the Postbox, the state manager, the hole filler and the outbound
+/// queue, started and stopped together.
+public final class SyncClient: Sendable {
+    public let postbox: Postbox
+    public let manager: AccountStateManager
+    public let holeFiller: MessageHistoryHoleFiller
+    public let outbound: OutboundQueue
+    public let accountPeerId: PeerId
+
+    /// What a sync database is created with: every chat starts as one hole; account-wide message ids of users
+    /// and groups are indexed (deletes name only the id); text is indexed for search.
+    public static var seedConfiguration: SeedConfiguration {
+        let cloud = SyncNamespaces.cloudMessages
+        let everywhere: [MessageId.Namespace: Set<MessageTags>] = [cloud: []]
+        return SeedConfiguration(
+            messageHoles: [SyncNamespaces.user: everywhere, SyncNamespaces.group: everywhere,
+                           SyncNamespaces.channel: everywhere, SyncNamespaces.secretChat: everywhere],
+            defaultMessageNamespaceReadStates: [cloud: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)],
+            chatMessagesNamespaces: [cloud, SyncNamespaces.localMessages],
+            indexMessageText: true,
+            globalMessageIdsNamespaces: [
+                GlobalMessageIdsNamespace(peerIdNamespace: SyncNamespaces.user, messageIdNamespace: cloud),
+                GlobalMessageIdsNamespace(peerIdNamespace: SyncNamespaces.group, messageIdNamespace: cloud),
+            ]
+        )
+    }
+
+    /// Registers the types the sync layer stores (safe to call more than once).
+    public static func registerTypes() {
+        declareEncodable(SyncUser.self)
+        declareEncodable(SyncChat.self)
+        declareEncodable(SyncUserPresence.self)
+        declareEncodable(SyncNotificationSettings.self)
+        declareEncodable(SyncMessageAttribute.self)
+        declareEncodable(SyncAccountState.self)
+        declareEncodable(SyncClientIdentity.self)
+        declareEncodable(SendMessageOperation.self)
+        declareEncodable(SynchronizeReadStateOperation.self)
+    }
+
+    /// Opens (or creates) the database at `path` for the account.
+    public static func open(path: String, accountPeerId: PeerId, transport: any SyncTransport,
+                            configuration: SyncConfiguration = SyncConfiguration(),
+                            options: ValueBoxOptions = ValueBoxOptions()) async throws -> SyncClient {
+        registerTypes()
+        let postbox = try await Postbox.open(path: path, seedConfiguration: seedConfiguration, options: options)
+        return SyncClient(postbox: postbox, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
+    }
+
+    public init(postbox: Postbox, transport: any SyncTransport, accountPeerId: PeerId, configuration: SyncConfiguration) {
+        self.postbox = postbox
+        self.accountPeerId = accountPeerId
+        manager = AccountStateManager(postbox: postbox, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
+        holeFiller = MessageHistoryHoleFiller(postbox: postbox, manager: manager, transport: transport, configuration: configuration)
+        outbound = OutboundQueue(postbox: postbox, manager: manager, transport: transport)
+    }
+
+    /// Starts syncing: difference first, then pushes; hole filling and outbound queues.
+    public func start() async {
+        await manager.start()
+        await holeFiller.start()
+        await outbound.start()
+    }
+
+    /// Stops every part (requests in flight stop retrying) and closes the database.
+    public func stop() async throws {
+        await outbound.stop()
+        await holeFiller.stop()
+        await manager.stop()
+        try await postbox.close()
+    }
+
+    /// Returns once the state manager is idle and no hole fill or outbound operation is running or waiting,
+    /// three checks in a row `interval` apart (work hands off between the parts).
+    public func waitUntilQuiet(interval: Duration = .milliseconds(20)) async {
+        var quietChecks = 0
+        while quietChecks < 3 {
+            await manager.waitUntilIdle()
+            let fillerBusy = await holeFiller.isBusy
+            let outboundBusy = await outbound.isBusy
+            let managerIdle = await manager.isIdle
+            let busy = fillerBusy || outboundBusy || !managerIdle
+            quietChecks = busy ? 0 : quietChecks + 1
+            try? await Task.sleep(for: interval)
+        }
+    }
+}

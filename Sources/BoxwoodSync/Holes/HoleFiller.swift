@@ -1,0 +1,115 @@
+import Boxwood
+
+/// Fills the message-history holes the live views show (Telegram's `ManagedMessageHistoryHolesContext`): it
+/// watches the singleton holes view and fetches one page at a time per (peer, namespace, space) — the fetch
+/// and its store run as one operation of the state manager's queue, so no update batch interleaves with
+/// them — keeps a cooldown per filled entry, and looks at the current holes again whenever a fetch ends
+/// (filling one page reveals the next).
+public actor MessageHistoryHoleFiller {
+    private struct LocationKey: Hashable {
+        let peerId: PeerId
+        let namespace: MessageId.Namespace
+        let space: MessageHistoryHoleSpace
+    }
+
+    private let postbox: Postbox
+    private let manager: AccountStateManager
+    private let transport: any SyncTransport
+    private let configuration: SyncConfiguration
+    private var current: Set<MessageHistoryHolesViewEntry> = []
+    private var inFlight: Set<LocationKey> = []
+    private var completed: [MessageHistoryHolesViewEntry: ContinuousClock.Instant] = [:]
+    private var watchTask: Task<Void, Never>?
+    private var cooldownTask: Task<Void, Never>?
+    private var stopped = false
+
+    public init(postbox: Postbox, manager: AccountStateManager, transport: any SyncTransport, configuration: SyncConfiguration) {
+        self.postbox = postbox
+        self.manager = manager
+        self.transport = transport
+        self.configuration = configuration
+    }
+
+    /// Starts watching the holes view.
+    public func start() {
+        guard watchTask == nil else { return }
+        let stream = postbox.combinedView(keys: [.messageHistoryHoles])
+        watchTask = Task { [weak self] in
+            for await combined in stream {
+                guard let self else { return }
+                if let view = combined.views[.messageHistoryHoles] as? MessageHistoryHolesView {
+                    await self.update(view.entries)
+                }
+            }
+        }
+    }
+
+    public func stop() {
+        stopped = true
+        watchTask?.cancel()
+        cooldownTask?.cancel()
+    }
+
+    /// Whether a fetch is running or the view shows a hole not in cooldown.
+    public var isBusy: Bool { !inFlight.isEmpty }
+
+    private func update(_ entries: Set<MessageHistoryHolesViewEntry>) {
+        current = entries
+        guard !stopped else { return }
+        let now = ContinuousClock.now
+        completed = completed.filter { now - $0.value < configuration.holeCooldown }
+        var earliestRetry: Duration?
+        for entry in entries.sorted(by: Self.fetchOrder) where entry.space == .everywhere {
+            let key = LocationKey(peerId: entry.peerId, namespace: entry.namespace, space: entry.space)
+            guard !inFlight.contains(key) else { continue }
+            if let finished = completed[entry] {
+                let remaining = configuration.holeCooldown - (now - finished)
+                earliestRetry = min(earliestRetry ?? remaining, remaining)
+                continue
+            }
+            inFlight.insert(key)
+            Task { await self.fill(entry, key: key) }
+        }
+        if let earliestRetry, cooldownTask == nil {
+            cooldownTask = Task { [weak self] in
+                try? await Task.sleep(for: earliestRetry)
+                guard let self else { return }
+                await self.cooldownEnded()
+            }
+        }
+    }
+
+    private func cooldownEnded() {
+        cooldownTask = nil
+        update(current)
+    }
+
+    private static func fetchOrder(_ lhs: MessageHistoryHolesViewEntry, _ rhs: MessageHistoryHolesViewEntry) -> Bool {
+        (lhs.peerId, lhs.namespace, lhs.range.upperBound) < (rhs.peerId, rhs.namespace, rhs.range.upperBound)
+    }
+
+    private func fill(_ entry: MessageHistoryHolesViewEntry, key: LocationKey) async {
+        let postbox = postbox
+        let manager = manager
+        let transport = transport
+        let limit = configuration.holeFillPageSize
+        await manager.perform {
+            let range = entry.range
+            let maxId = range.upperBound >= Int32.max - 1 ? 0 : range.upperBound + 1
+            let minId = range.lowerBound - 1
+            guard let messages = await manager.request({ () async throws(SyncTransportError) in
+                try await transport.getHistory(peerId: entry.peerId, maxId: maxId, minId: minId, limit: limit)
+            }) else { return }
+            let lowest = messages.count < Int(limit) ? range.lowerBound : (messages.map(\.id).min() ?? range.lowerBound)
+            let filled = max(lowest, range.lowerBound)...range.upperBound
+            let accountPeerId = manager.accountPeerId
+            let stored = try? await postbox.transaction { transaction in
+                try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
+            }
+            if let stored { await manager.recordHoleFill(messages: stored) }
+        }
+        inFlight.remove(key)
+        completed[entry] = .now
+        update(current)
+    }
+}

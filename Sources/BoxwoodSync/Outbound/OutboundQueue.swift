@@ -1,0 +1,179 @@
+import Boxwood
+
+/// Sends what the user did offline-first (Telegram's managed operation-log consumers): sending a message stores
+/// a local copy and an operation-log entry in one transaction; reading a chat stores the read position and an
+/// entry. A consumer watches each tag's merged queue, sends each entry with its persisted client mutation id
+/// (retrying until the server answers; the server applies each id at most once), stores the answer and removes
+/// the entry in one transaction. Entries survive restarts and are sent again.
+public actor OutboundQueue {
+    private struct EntryKey: Hashable {
+        let peerId: PeerId
+        let tag: PeerOperationLogTag
+        let tagLocalIndex: Int32
+    }
+
+    private let postbox: Postbox
+    private let manager: AccountStateManager
+    private let transport: any SyncTransport
+    private var inFlight: Set<EntryKey> = []
+    private var busyPeers: Set<PeerId> = []
+    private var latest: [PeerOperationLogTag: [PeerOperationLogEntry]] = [:]
+    private var watchTasks: [Task<Void, Never>] = []
+    /// Operations whose answer was stored.
+    public private(set) var completed = 0
+
+    public init(postbox: Postbox, manager: AccountStateManager, transport: any SyncTransport) {
+        self.postbox = postbox
+        self.manager = manager
+        self.transport = transport
+    }
+
+    // MARK: What the app calls
+
+    /// Stores `text` as an unsent local message of `peerId` and queues sending it; returns the local id.
+    @discardableResult
+    public func sendMessage(peerId: PeerId, text: String, timestamp: Int32) async throws -> MessageId {
+        let accountPeerId = manager.accountPeerId
+        return try await postbox.transaction { transaction in
+            let mutation = try SyncStorage.nextMutation(in: transaction)
+            let randomId = Int64.random(in: 1...Int64.max)
+            let local = StoreMessage(id: .partial(peerId, SyncNamespaces.localMessages), globallyUniqueId: randomId,
+                                     timestamp: timestamp, flags: [.unsent], authorId: accountPeerId, text: text,
+                                     attributes: [SyncMessageAttribute(editVersion: 0)])
+            try SyncStorage.includeInChatList(peerId, in: transaction)
+            let ids = try transaction.addMessages([local], location: .Random)
+            _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.sendMessage, tagMergedIndex: .automatic,
+                                                     contents: SendMessageOperation(randomId: randomId, text: text, mutation: mutation.sequence))
+            guard let id = ids[randomId] else { throw OutboundError.localMessageNotStored }
+            return id
+        }
+    }
+
+    /// Marks the chat read up to `maxId` locally and queues telling the server (replacing an unsent older one).
+    public func markRead(peerId: PeerId, maxId: Int32) async throws {
+        try await postbox.transaction { transaction in
+            try SyncStorage.ensureReadState(peerId, in: transaction)
+            try transaction.applyIncomingReadMaxId(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: maxId))
+            try transaction.operationLogRemoveAllEntries(peerId: peerId, tag: SyncOperationLogTags.synchronizeReadState)
+            let mutation = try SyncStorage.nextMutation(in: transaction)
+            _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.synchronizeReadState, tagMergedIndex: .automatic,
+                                                     contents: SynchronizeReadStateOperation(maxId: maxId, mutation: mutation.sequence))
+        }
+    }
+
+    // MARK: Consumers
+
+    /// Starts the consumers of both queues (entries left by an earlier run are sent again).
+    public func start() {
+        guard watchTasks.isEmpty else { return }
+        for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState] {
+            let stream = postbox.combinedView(keys: [.peerMergedOperationLog(tag: tag, limit: 100)])
+            watchTasks.append(Task { [weak self] in
+                for await combined in stream {
+                    guard let self else { return }
+                    if let view = combined.views[.peerMergedOperationLog(tag: tag, limit: 100)] as? MergedOperationLogView {
+                        await self.update(tag: tag, entries: view.entries)
+                    }
+                }
+            })
+        }
+    }
+
+    public func stop() {
+        for task in watchTasks { task.cancel() }
+        watchTasks = []
+    }
+
+    /// Whether an entry is being sent or waits in a queue the consumer has seen.
+    public var isBusy: Bool { !inFlight.isEmpty || latest.values.contains { !$0.isEmpty } }
+
+    private func update(tag: PeerOperationLogTag, entries: [PeerOperationLogEntry]) {
+        latest[tag] = entries
+        schedule()
+    }
+
+    /// Starts the first waiting entry of every peer that has nothing in flight (one request per peer at a time,
+    /// in queue order).
+    private func schedule() {
+        for tag in latest.keys.sorted() {
+            for entry in latest[tag] ?? [] {
+                let key = EntryKey(peerId: entry.peerId, tag: entry.tag, tagLocalIndex: entry.tagLocalIndex)
+                guard !inFlight.contains(key), !busyPeers.contains(entry.peerId) else { continue }
+                inFlight.insert(key)
+                busyPeers.insert(entry.peerId)
+                let contents = entry.contents
+                Task { await self.process(key: key, contents: contents) }
+            }
+        }
+    }
+
+    private func process(key: EntryKey, contents: any PostboxCoding) async {
+        let stored: Bool
+        if let operation = contents as? SendMessageOperation {
+            stored = await send(operation, key: key)
+        } else if let operation = contents as? SynchronizeReadStateOperation {
+            stored = await read(operation, key: key)
+        } else {
+            // Unknown contents (a newer app version): leave the entry.
+            stored = false
+        }
+        if stored { completed += 1 }
+        busyPeers.remove(key.peerId)
+        if let entries = latest[key.tag] {
+            latest[key.tag] = entries.filter { !($0.peerId == key.peerId && $0.tagLocalIndex == key.tagLocalIndex) || !stored }
+        }
+        inFlight.remove(key)
+        schedule()
+    }
+
+    private func mutationId(_ sequence: Int64) async -> ClientMutationId? {
+        guard let clientId = try? await postbox.transaction({ transaction in try SyncStorage.clientId(in: transaction) }) else { return nil }
+        return ClientMutationId(clientId: clientId, sequence: sequence)
+    }
+
+    private func send(_ operation: SendMessageOperation, key: EntryKey) async -> Bool {
+        guard let mutation = await mutationId(operation.mutation) else { return false }
+        let transport = transport
+        guard let answer = await manager.request({ () async throws(SyncTransportError) in
+            try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
+        }) else { return false }
+        let accountPeerId = manager.accountPeerId
+        let done: Bool? = try? await postbox.transaction { transaction in
+            if case let .updateShortSentMessage(id, _, _, date) = answer {
+                let cloud = ApiMessage(id: id, peerId: key.peerId, fromId: accountPeerId, date: date, text: operation.text,
+                                       outgoing: true, randomId: operation.randomId)
+                _ = try SyncStorage.addMessages([cloud], location: .Random, accountPeerId: accountPeerId, in: transaction)
+            }
+            try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+            return true
+        }
+        switch answer {
+        case let .updateShortSentMessage(_, pts, ptsCount, _):
+            await manager.addUpdatePts(pts: pts, ptsCount: ptsCount)
+        default:
+            // A channel answers with the channel message itself: it replaces the local copy when applied.
+            await manager.addUpdates(answer)
+        }
+        return done == true
+    }
+
+    private func read(_ operation: SynchronizeReadStateOperation, key: EntryKey) async -> Bool {
+        guard let mutation = await mutationId(operation.mutation) else { return false }
+        let transport = transport
+        guard let answer = await manager.request({ () async throws(SyncTransportError) in
+            try await transport.readHistory(peerId: key.peerId, maxId: operation.maxId, mutation: mutation)
+        }) else { return false }
+        let done: Bool? = try? await postbox.transaction { transaction in
+            try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+            return true
+        }
+        if let pts = answer.pts { await manager.addUpdatePts(pts: pts, ptsCount: answer.ptsCount) }
+        return done == true
+    }
+}
+
+/// Outbound failures the app sees.
+public enum OutboundError: Error, Sendable {
+    /// The local copy of a message could not be stored.
+    case localMessageNotStored
+}
