@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "BoxwoodStore", targets: ["BoxwoodStore"]),
         .library(name: "Boxwood", targets: ["Boxwood"]),
         .library(name: "BoxwoodSync", targets: ["BoxwoodSync"]),
+        .library(name: "BoxwoodSyncSimulator", targets: ["BoxwoodSyncSimulator"]),
         .executable(name: "boxwood", targets: ["boxwood"]),
     ],
     dependencies: [
@@ -23,6 +24,8 @@ let package = Package(
         .target(name: "BoxwoodStore", dependencies: ["CLZ4", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "Boxwood", dependencies: ["BoxwoodStore"]),
         .target(name: "BoxwoodSync", dependencies: ["Boxwood"]),
+        // A deterministic simulated server (with a fault layer) for testing the sync engine.
+        .target(name: "BoxwoodSyncSimulator", dependencies: ["BoxwoodSync"]),
         .executableTarget(
             name: "boxwood",
             dependencies: [
@@ -56,6 +59,7 @@ let package = Package(
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
+        .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["BoxwoodSyncSimulator"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child", "boxwood-process-child"]),
     ]
 )

@@ -1,0 +1,98 @@
+import BoxwoodSync
+
+/// The read requests (dialogs, history) and the exactly-once mutations (send, read).
+extension ServerState {
+    /// Every chat with its top message, newest first, with all users and chats and the current cursor.
+    func dialogs() -> ApiDialogs {
+        let dialogs = sortedChatPeers.map { dialog(for: $0) }.sorted { lhs, rhs in
+            let lhsDate = chats[lhs.peerId]!.messages[lhs.topMessage]?.date ?? 0
+            let rhsDate = chats[rhs.peerId]!.messages[rhs.topMessage]?.date ?? 0
+            return lhsDate != rhsDate ? lhsDate > rhsDate : lhs.peerId < rhs.peerId
+        }
+        let messages = dialogs.compactMap { chats[$0.peerId]!.messages[$0.topMessage] }
+        return ApiDialogs(dialogs: dialogs, messages: messages,
+                          chats: chatInfos.keys.sorted().map { chatInfos[$0]! },
+                          users: users.keys.sorted().map { users[$0]! }, state: currentState)
+    }
+
+    /// Current messages of `peerId` with `minId < id < maxId` (`maxId == 0`: unbounded), newest first.
+    func history(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) -> [ApiMessage] {
+        guard let record = chats[peerId] else { return [] }
+        let matching = record.messages.values.filter { $0.id > minId && (maxId == 0 || $0.id < maxId) }
+        return Array(matching.sorted { $0.id > $1.id }.prefix(max(0, Int(limit))))
+    }
+
+    /// Sends a message at most once per `mutation` (a repeat returns the stored answer).
+    ///
+    /// Users and groups: an outgoing message with the next account-wide id and a pts `newMessage` event; the answer
+    /// is `updateShortSentMessage`. Channels: a channel message and a channel pts event; the answer is `updates`
+    /// with `messageId` and `newChannelMessage`. Secret chats: an outgoing message with the chat's next id, stored in
+    /// the chat's history but in no log (qts numbers only incoming secret messages); the answer is `updates` with
+    /// `messageId` only. None of these is pushed to the sending client.
+    mutating func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) -> ApiUpdates {
+        if let stored = mutationAnswers[mutation] {
+            guard case let .sent(answer) = stored else { preconditionFailure("mutation \(mutation) was a readHistory") }
+            return answer
+        }
+        let date = tick()
+        let answer: ApiUpdates
+        switch peerId.namespace {
+        case SyncNamespaces.user, SyncNamespaces.group:
+            precondition(users[peerId] != nil || chatInfos[peerId] != nil, "sendMessage to unknown peer \(peerId)")
+            let message = createCommonBoxMessage(peerId: peerId, fromId: accountPeerId, outgoing: true, text: text,
+                                                 date: date, randomId: randomId)
+            _ = recordPtsEvent(date: date) { .newMessage(message, pts: $0, ptsCount: 1) }
+            answer = .updateShortSentMessage(id: message.id, pts: pts, ptsCount: 1, date: date)
+        case SyncNamespaces.channel:
+            precondition(channelPts[peerId] != nil, "sendMessage to unknown channel \(peerId)")
+            let message = createChannelMessage(channelId: peerId, fromId: accountPeerId, outgoing: true, text: text,
+                                               date: date, randomId: randomId)
+            let update = recordChannelEvent(channelId: peerId, date: date) { .newChannelMessage(message, pts: $0, ptsCount: 1) }
+            answer = .updates(updates: [.messageId(id: message.id, randomId: randomId), update], users: [], chats: [],
+                              date: date, seq: 0)
+        case SyncNamespaces.secretChat:
+            precondition(secretChatPartners[peerId] != nil, "sendMessage to unknown secret chat \(peerId)")
+            let message = createSecretChatMessage(chatId: peerId, outgoing: true, text: text, date: date, randomId: randomId)
+            answer = .updates(updates: [.messageId(id: message.id, randomId: randomId)], users: [], chats: [],
+                              date: date, seq: 0)
+        default:
+            preconditionFailure("sendMessage to unknown peer \(peerId)")
+        }
+        mutationAnswers[mutation] = .sent(answer)
+        return answer
+    }
+
+    /// Marks incoming messages read up to `maxId` (clamped to the chat's newest message), at most once per
+    /// `mutation` (a repeat returns the stored answer).
+    ///
+    /// Users and groups: a pts `readHistoryInbox` event (even when the marker does not move), answered with its pts.
+    /// Channels: a `readChannelInbox` channel pts event, pushed to the connected client, answered with
+    /// `pts: nil, ptsCount: 0`. Secret chats: the marker moves, no event, `pts: nil, ptsCount: 0`.
+    mutating func readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) -> ApiAffectedMessages {
+        if let stored = mutationAnswers[mutation] {
+            guard case let .read(answer) = stored else { preconditionFailure("mutation \(mutation) was a sendMessage") }
+            return answer
+        }
+        guard let record = chats[peerId] else { preconditionFailure("readHistory of unknown chat \(peerId)") }
+        let newMaxId = max(record.readInboxMaxId, min(maxId, record.topMessageId))
+        chats[peerId]!.readInboxMaxId = newMaxId
+        let answer: ApiAffectedMessages
+        switch peerId.namespace {
+        case SyncNamespaces.user, SyncNamespaces.group:
+            let date = tick()
+            _ = recordPtsEvent(date: date) { .readHistoryInbox(peerId: peerId, maxId: newMaxId, pts: $0, ptsCount: 1) }
+            answer = ApiAffectedMessages(pts: pts, ptsCount: 1)
+        case SyncNamespaces.channel:
+            let date = tick()
+            let update = recordChannelEvent(channelId: peerId, date: date) {
+                .readChannelInbox(channelId: peerId, maxId: newMaxId, pts: $0, ptsCount: 1)
+            }
+            pushSingle(update, date: date)
+            answer = ApiAffectedMessages(pts: nil, ptsCount: 0)
+        default:
+            answer = ApiAffectedMessages(pts: nil, ptsCount: 0)
+        }
+        mutationAnswers[mutation] = .read(answer)
+        return answer
+    }
+}

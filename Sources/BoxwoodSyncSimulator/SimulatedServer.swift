@@ -1,0 +1,159 @@
+import BoxwoodSync
+import Foundation
+
+/// A deterministic simulated Telegram-like server: one account, its users, groups, channels and secret chats, the
+/// account's pts/qts/seq boxes and each channel's pts, an event log serving getDifference, seeded random traffic
+/// pushed in Telegram's formats, exactly-once mutations, and a fault layer (lost, duplicated, reordered pushes,
+/// disconnects, failed requests, lost answers).
+///
+/// Every method is thread-safe. Nothing is random except through the configuration's seed: the same seed and the
+/// same sequence of calls give the same state, answers and pushes.
+public final class SimulatedServer: SyncTransport, @unchecked Sendable {
+    /// The configuration the server was built with.
+    public let configuration: SimulatedServerConfiguration
+    /// The account's own user.
+    public let accountPeerId: PeerId
+
+    private let lock = NSLock()
+    private var state: ServerState
+
+    /// A server with the world built from `configuration`; its log starts empty (the client must sync from
+    /// getState/getDialogs).
+    public init(configuration: SimulatedServerConfiguration = SimulatedServerConfiguration()) {
+        self.configuration = configuration
+        let state = ServerState(configuration: configuration)
+        accountPeerId = state.accountPeerId
+        self.state = state
+    }
+
+    private func withState<T, E: Error>(_ body: (inout ServerState) throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+
+    // MARK: Traffic
+
+    /// Generates `events` random events: each updates the authoritative state, is logged, and is pushed (through
+    /// the fault layer) to the connected client. Before each event, held (delayed) pushes may be released.
+    public func generate(events: Int) {
+        withState { $0.generate(events: events) }
+    }
+
+    /// Generates one event of `kind`; false (and nothing happens) when it is impossible right now, e.g. an edit
+    /// when no chat has messages.
+    @discardableResult
+    public func generate(_ kind: SimulatedEventKind) -> Bool {
+        withState { $0.generate(kind) }
+    }
+
+    /// Generates `messages` incoming messages in one chat (`peerId`, or a random user, group or channel); a secret
+    /// chat gets encrypted messages. Useful for driving a client into slices or `tooLong`.
+    public func generateBurst(messages: Int, into peerId: PeerId? = nil) {
+        withState { $0.generateBurst(messages: messages, peerId: peerId) }
+    }
+
+    // MARK: Faults
+
+    /// Replaces the fault probabilities (e.g. `.none` for a quiescent period).
+    public func setFaults(_ faults: SimulatedFaults) {
+        withState { $0.faults = faults }
+    }
+
+    /// Delivers every held (delayed) push now, in random order.
+    public func deliverDelayed() {
+        withState { $0.releaseHeldPushes(probability: 1) }
+    }
+
+    /// What the fault layer did so far.
+    public var faultStats: SimulatedFaultStats {
+        withState { $0.faultStats }
+    }
+
+    // MARK: Inspection
+
+    /// The authoritative state now.
+    public func snapshot() -> SimulatedServerSnapshot {
+        withState { $0.snapshot() }
+    }
+
+    /// The incoming messages created since the simulation started (including ones deleted later), by chat: user and
+    /// group messages, channel posts and secret-chat messages.
+    public func messagesCreated() -> [PeerId: Set<Int32>] {
+        withState { $0.createdIncoming }
+    }
+
+    // MARK: SyncTransport
+
+    /// The current cursor (`date`: the logical clock).
+    public func getState() async throws(SyncTransportError) -> ApiUpdatesState {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiUpdatesState in
+            try state.failRequestBeforeApplying()
+            return state.currentState
+        }
+    }
+
+    /// The events since the cursor, from the account log: `tooLong` when `serverPts - pts > ptsTotalLimit` or `pts`
+    /// is older than the log; `slice` after ``SimulatedServerConfiguration/differenceSliceSize`` entries; channel
+    /// activity as `channelTooLong(pts: nil)`.
+    public func getDifference(pts: Int32, qts: Int32, date: Int32, ptsTotalLimit: Int32) async throws(SyncTransportError) -> ApiDifference {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiDifference in
+            try state.failRequestBeforeApplying()
+            return state.difference(pts: pts, qts: qts, date: date, ptsTotalLimit: ptsTotalLimit)
+        }
+    }
+
+    /// The channel's events since `pts`, at most `limit`; `tooLong` when the channel is more than
+    /// ``SimulatedServerConfiguration/channelTooLongThreshold`` ahead or `pts` is older than its log.
+    public func getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32) async throws(SyncTransportError) -> ApiChannelDifference {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiChannelDifference in
+            try state.failRequestBeforeApplying()
+            return state.channelDifference(channelId: channelId, pts: pts, limit: limit)
+        }
+    }
+
+    /// Every chat (users with history, groups, channels, secret chats), newest first.
+    public func getDialogs() async throws(SyncTransportError) -> ApiDialogs {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiDialogs in
+            try state.failRequestBeforeApplying()
+            return state.dialogs()
+        }
+    }
+
+    /// Current messages with `minId < id < maxId` (`maxId == 0`: unbounded), newest first, at most `limit`.
+    public func getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> [ApiMessage] in
+            try state.failRequestBeforeApplying()
+            return state.history(peerId: peerId, maxId: maxId, minId: minId, limit: limit)
+        }
+    }
+
+    /// Sends a message, applied at most once per `mutation`. With faults, the request may fail before being applied
+    /// or be applied and lose its answer; a retry with the same `mutation` returns the stored answer.
+    /// Sending to an unknown peer is a programming error (it traps).
+    public func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiUpdates in
+            try state.failRequestBeforeApplying()
+            let answer = state.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// Marks incoming messages read, applied at most once per `mutation` (faults as for ``sendMessage``).
+    /// Reading a chat without a dialog is a programming error (it traps).
+    public func readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiAffectedMessages in
+            try state.failRequestBeforeApplying()
+            let answer = state.readHistory(peerId: peerId, maxId: maxId, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// A new push connection: the previous stream finishes (its held pushes are lost), the new one starts with
+    /// `.newSession` and receives every later push until the fault layer or the next `connect()` ends it.
+    public func connect() async -> AsyncStream<SyncPushEvent> {
+        withState { $0.openConnection() }
+    }
+}
