@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["BoxwoodSyncSimulator"]),
+        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child", "boxwood-process-child"]),
     ]
 )

@@ -422,6 +422,7 @@ public actor AccountStateManager {
                 pts = newPts
                 if final { return branch }
             case let .tooLong(dialog, messages, chats, users):
+                statistics.channelTooLong += 1
                 if !users.isEmpty { branch.add(.mergeUsers(users, overwrite: false)) }
                 if !chats.isEmpty { branch.add(.mergeChats(chats, overwrite: false)) }
                 branch.add(.resetChat(dialog, messages: messages))

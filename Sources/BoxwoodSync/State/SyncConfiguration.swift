@@ -53,6 +53,8 @@ public struct SyncStatistics: Sendable, Hashable {
     public var differenceTooLong = 0
     /// getChannelDifference calls.
     public var channelDifferenceRequests = 0
+    /// Channel difference answers that reset a channel (`tooLong`).
+    public var channelTooLong = 0
     /// Holes (pages) filled from getHistory.
     public var holesFilled = 0
     /// Messages stored by hole fills.

@@ -1,0 +1,93 @@
+import Boxwood
+
+/// A stored message as the sync layer sees it (for tools and consistency checks).
+public struct LocalMessage: Hashable, Sendable {
+    public let id: Int32
+    public let date: Int32
+    public let text: String
+    public let outgoing: Bool
+    public let editVersion: Int32
+    public let pinned: Bool
+    public let authorId: PeerId?
+}
+
+/// One chat as stored: cloud messages, holes, messages still waiting to be sent, read state, settings.
+public struct LocalChatState: Hashable, Sendable {
+    public let peerId: PeerId
+    public var messages: [Int32: LocalMessage]
+    /// Ranges of cloud message ids not known to be complete.
+    public var holes: [ClosedRange<Int32>]
+    /// Messages created here and not acknowledged by the server.
+    public var unsent: [LocalMessage]
+    public var readInboxMaxId: Int32?
+    public var readOutboxMaxId: Int32?
+    public var unreadCount: Int32?
+    public var muteUntil: Int32?
+    public var channelPts: Int32?
+
+    /// Whether message `id` lies in a hole.
+    public func isInHole(_ id: Int32) -> Bool { holes.contains { $0.contains(id) } }
+}
+
+/// Everything the sync layer stored, read in one transaction.
+public struct LocalSyncState: Sendable {
+    public let cursor: SyncAccountState?
+    public let chats: [PeerId: LocalChatState]
+    public let users: [PeerId: SyncUser]
+    public let titledChats: [PeerId: SyncChat]
+    /// Entries still waiting in the outbound queues.
+    public let pendingOutbound: Int
+}
+
+/// Reads the sync layer's data back from a Postbox.
+public enum SyncInspector {
+    /// Reads the cursor and, for each of `peerIds`, the chat's stored state and peer record.
+    public static func read(_ postbox: Postbox, peerIds: [PeerId]) async throws -> LocalSyncState {
+        try await postbox.transaction { transaction in
+            var chats: [PeerId: LocalChatState] = [:]
+            var users: [PeerId: SyncUser] = [:]
+            var titled: [PeerId: SyncChat] = [:]
+            for peerId in peerIds {
+                if let peer = try transaction.getPeer(peerId) {
+                    if let user = peer as? SyncUser { users[peerId] = user }
+                    if let chat = peer as? SyncChat { titled[peerId] = chat }
+                }
+                chats[peerId] = try chatState(peerId, in: transaction)
+            }
+            var pending = 0
+            for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState] {
+                pending += try transaction.getMergedOperationLogEntries(tag: tag, fromIndex: 0, limit: Int(Int32.max)).count
+            }
+            return LocalSyncState(cursor: try transaction.getState() as? SyncAccountState, chats: chats, users: users,
+                                  titledChats: titled, pendingOutbound: pending)
+        }
+    }
+
+    /// One chat's stored state.
+    public static func chatState(_ peerId: PeerId, in transaction: Transaction) throws -> LocalChatState {
+        var messages: [Int32: LocalMessage] = [:]
+        for stored in try SyncStorage.cloudMessages(peerId, in: transaction) {
+            messages[stored.id.id] = localMessage(stored)
+        }
+        let unsent = try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.localMessages], anchor: nil,
+                                                       direction: .earlier, limit: Int(Int32.max)).map(localMessage)
+        let holes = try transaction.getHoles(peerId: peerId, namespace: SyncNamespaces.cloudMessages)
+        var inbox: Int32?, outbox: Int32?, count: Int32?
+        if let state = try transaction.getCombinedPeerReadState(peerId)?.states[SyncNamespaces.cloudMessages],
+           case let .idBased(maxIncoming, maxOutgoing, _, unread, _) = state {
+            inbox = maxIncoming
+            outbox = maxOutgoing
+            count = unread
+        }
+        let settings = try transaction.getPeerNotificationSettings(peerId) as? SyncNotificationSettings
+        return LocalChatState(peerId: peerId, messages: messages, holes: holes, unsent: unsent, readInboxMaxId: inbox,
+                              readOutboxMaxId: outbox, unreadCount: count, muteUntil: settings?.muteUntil,
+                              channelPts: try SyncStorage.channelPts(peerId, in: transaction))
+    }
+
+    static func localMessage(_ stored: StoredMessage) -> LocalMessage {
+        LocalMessage(id: stored.id.id, date: stored.timestamp, text: stored.text, outgoing: !stored.flags.contains(.incoming),
+                     editVersion: SyncStorage.editVersion(stored), pinned: stored.tags.contains(SyncStorage.pinnedTag),
+                     authorId: stored.authorId)
+    }
+}
