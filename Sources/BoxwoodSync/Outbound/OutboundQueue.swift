@@ -138,22 +138,31 @@ public actor OutboundQueue {
             try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
         }) else { return false }
         let accountPeerId = manager.accountPeerId
-        let done: Bool? = try? await postbox.transaction { transaction in
-            if case let .updateShortSentMessage(id, _, _, date) = answer {
-                let cloud = ApiMessage(id: id, peerId: key.peerId, fromId: accountPeerId, date: date, text: operation.text,
-                                       outgoing: true, randomId: operation.randomId)
+        // The server's copy of the message: inlined fields (users, groups) or the channel message in the answer.
+        var cloud: ApiMessage?
+        var ptsUpdate: ApiUpdates?
+        switch answer {
+        case let .updateShortSentMessage(id, pts, ptsCount, date):
+            let message = ApiMessage(id: id, peerId: key.peerId, fromId: accountPeerId, date: date, text: operation.text,
+                                     outgoing: true, randomId: operation.randomId)
+            cloud = message
+            // The pts step carries its content: if a reset from an older dialog list removed the copy stored
+            // below, applying the step stores it again.
+            ptsUpdate = .updates(updates: [.newMessage(message, pts: pts, ptsCount: ptsCount)], users: [], chats: [], date: date, seq: 0)
+        case let .updates(updates, _, _, _, _):
+            for case let .newChannelMessage(message, _, _) in updates where message.randomId == operation.randomId { cloud = message }
+            ptsUpdate = answer
+        default:
+            ptsUpdate = answer
+        }
+        let done: Bool? = try? await postbox.transaction { [cloud] transaction in
+            if let cloud {
                 _ = try SyncStorage.addMessages([cloud], location: .Random, accountPeerId: accountPeerId, in: transaction)
             }
             try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
             return true
         }
-        switch answer {
-        case let .updateShortSentMessage(_, pts, ptsCount, _):
-            await manager.addUpdatePts(pts: pts, ptsCount: ptsCount)
-        default:
-            // A channel answers with the channel message itself: it replaces the local copy when applied.
-            await manager.addUpdates(answer)
-        }
+        if let ptsUpdate { await manager.addUpdates(ptsUpdate) }
         return done == true
     }
 
@@ -167,7 +176,11 @@ public actor OutboundQueue {
             try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
             return true
         }
-        if let pts = answer.pts { await manager.addUpdatePts(pts: pts, ptsCount: answer.ptsCount) }
+        if let pts = answer.pts {
+            // With its content (the read position), so a reset that restored an older position is corrected.
+            await manager.addUpdates(.updates(updates: [.readHistoryInbox(peerId: key.peerId, maxId: operation.maxId, pts: pts, ptsCount: answer.ptsCount)],
+                                              users: [], chats: [], date: 0, seq: 0))
+        }
         return done == true
     }
 }
