@@ -64,6 +64,7 @@ public struct SimulatedFaultStats: Hashable, Sendable {
     /// sendMessage/readHistory requests applied whose answer was lost.
     public var lostAnswers = 0
 
+    /// All counters at 0.
     public init() {}
 }
 

@@ -11,6 +11,7 @@ public struct SimulatedChatSnapshot: Hashable, Sendable {
     /// Muted until this date (0: not muted).
     public var muteUntil: Int32
 
+    /// A chat state (tests build expected states with it).
     public init(messages: [Int32: ApiMessage], readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32,
                 muteUntil: Int32) {
         self.messages = messages
