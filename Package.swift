@@ -30,6 +30,9 @@ let package = Package(
             name: "boxwood",
             dependencies: [
                 "BoxwoodStore",
+                "Boxwood",
+                "BoxwoodSync",
+                "BoxwoodSyncSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -317,7 +317,7 @@ import Testing
     @Test func smallDemoRuns() throws {
         let dir = try TempDir()
         let data = dir.path("demo")
-        let demo = try CLI.run(["demo", "--data-dir", data, "--keys", "3000", "--seed", "7"])
+        let demo = try CLI.run(["workload", "--data-dir", data, "--keys", "3000", "--seed", "7"])
         #expect(demo.status == 0, "\(demo.stderr)")
         for phase in ["bulk load", "random get", "random set", "range scan", "remove", "checkpoint", "reopen", "check", "files:"] {
             #expect(demo.output.contains(phase), "missing \(phase)")
@@ -325,13 +325,13 @@ import Testing
         #expect(demo.output.contains("ok ("))
         #expect(try CLI.run(["check", data + "/db"]).output == "ok\n")
         // A second run replaces the previous demo's directory.
-        #expect(try CLI.run(["demo", "--data-dir", data, "--keys", "100"]).status == 0)
+        #expect(try CLI.run(["workload", "--data-dir", data, "--keys", "100"]).status == 0)
 
         // A directory the demo did not create is never deleted.
         let precious = dir.path("precious")
         try FileManager.default.createDirectory(atPath: precious, withIntermediateDirectories: false)
         try Data("keep".utf8).write(to: URL(fileURLWithPath: precious + "/file"))
-        let refused = try CLI.run(["demo", "--data-dir", precious, "--keys", "100"])
+        let refused = try CLI.run(["workload", "--data-dir", precious, "--keys", "100"])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("refusing"))
         #expect(FileManager.default.fileExists(atPath: precious + "/file"))

@@ -11,7 +11,7 @@ struct SyncCatchUpCostTests {
     @Test("catch-up from difference slices with 20 live views (printed)")
     func catchUpWithLiveViews() async throws {
         let server = SimulatedServer(configuration: SimulatedServerConfiguration(
-            seed: 77, users: 14, groups: 3, channels: 3, secretChats: 0, initialHistory: 5...20,
+            seed: 77, users: 30, groups: 3, channels: 3, secretChats: 0, initialHistory: 5...20,
             differenceSliceSize: 100, channelTooLongThreshold: 100_000, faults: .none))
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast

@@ -26,6 +26,9 @@ public final class Transaction {
     public func setState(_ state: any PostboxCoding) throws { try tables.metadata.setState(state) }
 
     /// The database's user (schema) version.
+    /// The TransactionStateVersion: incremented by every non-empty transaction of any process.
+    public func getTransactionStateVersion() throws -> Int64 { try tables.metadata.transactionStateVersion() }
+
     public func getUserVersion() throws -> Int32? { try tables.metadata.userVersion() }
 
     /// Makes this Postbox the master client (durably and for every process; Postbox's

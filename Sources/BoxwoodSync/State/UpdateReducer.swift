@@ -144,7 +144,8 @@ enum UpdateReducer {
             case .apply:
                 for update in group.updates { applyOther(update, to: &state, outcome: &outcome) }
                 state.state.seq = group.end
-                state.state.date = max(state.state.date, group.date)
+                // `date` is not moved here: it is the cursor the server selects seq-box events and channel
+                // activity by, so only a difference answer (which saw everything up to it) may advance it.
                 outcome.applied += group.updates.count
             case .alreadyApplied:
                 outcome.duplicates += 1

@@ -6,24 +6,24 @@ import Glibc
 import Darwin
 #endif
 
-/// `boxwood demo [--data-dir ./demo-data] [--keys N] [--seed N]`: a storage workload on an embedded database
+/// `boxwood workload [--data-dir ./workload-data] [--keys N] [--seed N]`: a storage workload on an embedded database
 /// in `<data-dir>/db` (the data directory is deleted and recreated first), printing each phase's operation
 /// count, seconds and operations per second: bulk load, random gets, random updates, range scans, removes,
 /// checkpoint, close + reopen, `check`, and the file sizes.
-struct Demo: ParsableCommand {
+struct Workload: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a storage workload on a fresh database and print what it did."
     )
 
-    @Option(help: "Directory for the demo database (deleted and recreated).") var dataDir = "./demo-data"
+    @Option(help: "Directory for the workload database (deleted and recreated).") var dataDir = "./workload-data"
     @Option(help: "Number of keys to load.") var keys = 200_000
     @Option(help: "Random seed (the same seed gives the same workload).") var seed: UInt64 = 1
 
     static let batch = 1_000
     static let valueSize = 100
     static let scanLength = 100
-    /// The file that marks a directory as made by the demo (and so safe to delete).
-    static let marker = ".boxwood-demo"
+    /// The file that marks a directory as made by the workload (and so safe to delete).
+    static let marker = ".boxwood-workload"
 
     func validate() throws {
         if keys < 1 { throw ValidationError("--keys must be at least 1") }
@@ -32,23 +32,23 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         let dbPath = dataDir + "/db"
-        // Only a directory that a previous demo created (it holds the marker file), or an empty one, is
+        // Only a directory that a previous workload created (it holds the marker file), or an empty one, is
         // deleted: a mistyped --data-dir must not wipe unrelated files.
-        if !isEmptyOrMissingDirectory(dataDir) && fileSize(dataDir + "/" + Demo.marker) < 0 {
-            printError("\(dataDir) exists and was not created by `boxwood demo` (no \(Demo.marker) file); refusing to delete it")
+        if !isEmptyOrMissingDirectory(dataDir) && fileSize(dataDir + "/" + Workload.marker) < 0 {
+            printError("\(dataDir) exists and was not created by `boxwood workload` (no \(Workload.marker) file); refusing to delete it")
             throw ExitCode(ExitStatus.badInput)
         }
         do {
             try removeTree(dataDir)
             if mkdir(dataDir, 0o755) != 0 { throw BoxwoodError.io(operation: "mkdir", path: dataDir, errno: errno) }
-            let fd = open(dataDir + "/" + Demo.marker, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
-            if fd < 0 { throw BoxwoodError.io(operation: "create", path: dataDir + "/" + Demo.marker, errno: errno) }
+            let fd = open(dataDir + "/" + Workload.marker, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+            if fd < 0 { throw BoxwoodError.io(operation: "create", path: dataDir + "/" + Workload.marker, errno: errno) }
             close(fd)
         } catch let error as BoxwoodError {
             printError(explain(error))
             throw ExitCode(ExitStatus.failure)
         }
-        print("boxwood demo: \(keys) keys, \(Demo.valueSize)-byte values, \(Demo.batch)-op transactions, seed \(seed)")
+        print("boxwood workload: \(keys) keys, \(Workload.valueSize)-byte values, \(Workload.batch)-op transactions, seed \(seed)")
         print("database: \(dbPath)")
         print("")
         print(pad("phase", 22) + lpad("ops", 10) + lpad("seconds", 10) + lpad("ops/s", 12) + "  notes")
@@ -57,7 +57,7 @@ struct Demo: ParsableCommand {
         var rng = SplitMix64(seed: seed)
         let table = ValueBoxTable(id: 1, keyType: .binary)
         var box = try engine { () throws(BoxwoodError) in try ValueBox(path: dbPath) }
-        var value = [UInt8](repeating: 0, count: Demo.valueSize)
+        var value = [UInt8](repeating: 0, count: Workload.valueSize)
 
         // Keys are 16 random bytes; remember them to read them back.
         var allKeys: [ValueBoxKey] = []
@@ -75,7 +75,7 @@ struct Demo: ParsableCommand {
             var i = 0
             while i < keys {
                 try box.begin()
-                let end = min(i + Demo.batch, keys)
+                let end = min(i + Workload.batch, keys)
                 while i < end {
                     value.withUnsafeMutableBytes { rng.fill($0) }
                     try box.set(table, key: allKeys[i], array: value)
@@ -84,7 +84,7 @@ struct Demo: ParsableCommand {
                 try box.commit()
             }
         }
-        report("bulk load (set)", keys, Clock.since(t), "\((keys + Demo.batch - 1) / Demo.batch) transactions")
+        report("bulk load (set)", keys, Clock.since(t), "\((keys + Workload.batch - 1) / Workload.batch) transactions")
 
         // 2. Random gets.
         let gets = keys
@@ -105,7 +105,7 @@ struct Demo: ParsableCommand {
             var i = 0
             while i < updates {
                 try box.begin()
-                let end = min(i + Demo.batch, updates)
+                let end = min(i + Workload.batch, updates)
                 while i < end {
                     value.withUnsafeMutableBytes { rng.fill($0) }
                     let k = allKeys[Int(rng.next() % UInt64(keys))]
@@ -115,7 +115,7 @@ struct Demo: ParsableCommand {
                 try box.commit()
             }
         }
-        report("random set (update)", updates, Clock.since(t), "\((updates + Demo.batch - 1) / Demo.batch) transactions")
+        report("random set (update)", updates, Clock.since(t), "\((updates + Workload.batch - 1) / Workload.batch) transactions")
 
         // 4. Range scans of 100 keys from a random start.
         let scans = max(keys / 20, 1)
@@ -129,7 +129,7 @@ struct Demo: ParsableCommand {
                 try box.range(table, start: start, end: upperBound, values: { _, _ in
                     scanned += 1
                     return true
-                }, limit: Demo.scanLength)
+                }, limit: Workload.scanLength)
             }
         }
         report("range scan (100 keys)", scans, Clock.since(t), "\(scanned) entries read")
@@ -141,7 +141,7 @@ struct Demo: ParsableCommand {
             var i = 0
             while i < removes {
                 try box.begin()
-                let end = min(i + Demo.batch, removes)
+                let end = min(i + Workload.batch, removes)
                 while i < end {
                     try box.remove(table, key: allKeys[i])
                     i += 1
