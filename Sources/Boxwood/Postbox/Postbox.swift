@@ -20,7 +20,7 @@ public final class Postbox: @unchecked Sendable {
         queue.setSpecific(key: queueKey, value: true)
         return queue
     }()
-    private static let queueKey = DispatchSpecificKey<Bool>()
+    static let queueKey = DispatchSpecificKey<Bool>()
 
     /// The database directory.
     public let path: String
