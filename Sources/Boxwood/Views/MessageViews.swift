@@ -17,7 +17,7 @@ final class MutableMessagesView: MutablePostboxView {
     func refresh(tables: PostboxTables) throws -> Bool {
         let fresh = try TrackedMessages(ids: tracked.ids, tables: tables)
         defer { tracked = fresh }
-        return !fresh.isSame(as: tracked)
+        return !fresh.isSame(tracked.messages)
     }
 
     func immutableView() -> any PostboxView { MessagesView(messages: tracked.messages) }

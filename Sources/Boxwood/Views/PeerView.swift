@@ -62,14 +62,15 @@ final class MutablePeerView: MutablePostboxView {
         var contactPeerId: PeerId
         var notificationSettingsPeerId: PeerId
 
-        func isSame(as other: State) -> Bool {
-            peerIds == other.peerIds && contactPeerId == other.contactPeerId && isContact == other.isContact && groupId == other.groupId
-                && notificationSettingsPeerId == other.notificationSettingsPeerId
+        /// Whether `other` shows the same (what the snapshot leaves out — hidden cached data, peer ids
+        /// without a peer or presence — does not count).
+        func isSame(as other: State, showsCachedData: Bool) -> Bool {
+            contactPeerId == other.contactPeerId && isContact == other.isContact && groupId == other.groupId
                 && ViewValueComparison.same(peers, other.peers) { $0.isEqual($1) }
                 && ViewValueComparison.same(presences, other.presences) { $0.isEqual(to: $1) }
-                && ViewValueComparison.same(cachedData, other.cachedData)
+                && (!showsCachedData || ViewValueComparison.same(cachedData, other.cachedData))
                 && ViewValueComparison.same(notificationSettings, other.notificationSettings)
-                && (messages.map { mine in other.messages.map { mine.isSame(as: $0) } ?? false } ?? (other.messages == nil))
+                && ViewValueComparison.same(messages?.messages ?? [:], other.messages?.messages ?? [:]) { ViewValueComparison.same($0, $1) }
         }
     }
 
@@ -144,7 +145,7 @@ final class MutablePeerView: MutablePostboxView {
     func refresh(tables: PostboxTables) throws -> Bool {
         let fresh = try load(tables)
         defer { state = fresh }
-        return !fresh.isSame(as: state)
+        return !fresh.isSame(as: state, showsCachedData: components.contains(.cachedData))
     }
 
     func immutableView() -> any PostboxView {

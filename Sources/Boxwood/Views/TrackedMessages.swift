@@ -15,34 +15,35 @@ struct TrackedMessages {
     }
 
     /// Applies the operations of the chats the ids belong to; true when a tracked message was added, changed,
-    /// moved or removed.
+    /// moved or removed (not when, say, one was added and removed again).
     mutating func replay(_ operationsByPeerId: [PeerId: [MessageHistoryOperation]]) -> Bool {
         guard !operationsByPeerId.isEmpty, !ids.isEmpty else { return false }
-        var changed = false
+        let before = messages
+        var touched = false
         for peerId in peerIds {
             guard let operations = operationsByPeerId[peerId] else { continue }
             for operation in operations {
                 switch operation {
                 case let .insertMessage(message) where ids.contains(message.id):
                     messages[message.id] = message
-                    changed = true
+                    touched = true
                 case let .remove(entries):
-                    for (index, _) in entries where messages.removeValue(forKey: index.id) != nil { changed = true }
+                    for (index, _) in entries where messages.removeValue(forKey: index.id) != nil { touched = true }
                 case let .updateTimestamp(index, timestamp):
                     if messages[index.id] != nil {
                         messages[index.id]?.timestamp = timestamp
-                        changed = true
+                        touched = true
                     }
                 default:
                     break
                 }
             }
         }
-        return changed
+        return touched && !isSame(before)
     }
 
-    /// Whether `other` holds the same messages.
-    func isSame(as other: TrackedMessages) -> Bool {
-        ids == other.ids && ViewValueComparison.same(messages, other.messages) { ViewValueComparison.same($0, $1) }
+    /// Whether the messages held are `other`.
+    func isSame(_ other: [MessageId: StoredMessage]) -> Bool {
+        ViewValueComparison.same(messages, other) { ViewValueComparison.same($0, $1) }
     }
 }
