@@ -210,6 +210,37 @@ import Testing
         }
     }
 
+    /// A database written before the unsent-message index existed gets it built when opened.
+    @Test func unsentIndexIsBuiltForAnOlderDatabase() async throws {
+        let path = NSTemporaryDirectory() + "bw-peer-views-unsent-upgrade-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let chat = Self.user
+        let ids = (1...4).map { MessageId(peerId: chat, namespace: 0, id: $0) }
+        var postbox = try await Postbox.open(path: path)
+        try await postbox.transaction { tx in
+            _ = try tx.addMessages([storeMessage(ids[0], timestamp: 1, flags: [.unsent]), storeMessage(ids[1], timestamp: 2),
+                                storeMessage(ids[2], timestamp: 3, flags: [.unsent, .failed]), storeMessage(ids[3], timestamp: 4, flags: [.unsent])],
+                               location: .Random)
+        }
+        // Make it look older: no index entries and no mark that the index is complete.
+        try await Postbox.onQueue { [postbox] in
+            try postbox.runTransaction { tx in
+                let history = try tx.tables.history
+                for index in try history.unsent.get() { try history.unsent.remove(index) }
+                var mark = ValueBoxKey(length: 1)
+                mark.setUInt8(0, value: 5)
+                try postbox.valueBox.remove(history.metadata.table, key: mark)
+                #expect(try !history.metadata.isUnsentIndexBuilt())
+            }
+        }
+        try await postbox.close()
+        postbox = try await Postbox.open(path: path)
+        var iterator = postbox.combinedView(keys: [.unsentMessages]).makeAsyncIterator()
+        let indices = (await iterator.next()?.views[.unsentMessages] as? UnsentMessagesView)?.indices
+        #expect(indices == [MessageIndex(id: ids[0], timestamp: 1), MessageIndex(id: ids[3], timestamp: 4)])
+        try await postbox.close()
+    }
+
     @Test func orderedItemListViewFollowsItsList() async throws {
         try await withPostbox("lists") { postbox in
             @Sendable func item(_ id: UInt8, _ fileId: Int64) -> OrderedItemListEntry {
