@@ -79,11 +79,12 @@ final class MutablePeerView: MutablePostboxView {
     private var state: State
 
     /// Whether the cached data is read (shown, or needed for the peers or messages it refers to).
-    private var usesCachedData: Bool { !components.isDisjoint(with: [.cachedData, .subPeers, .messages]) }
+    private let usesCachedData: Bool
 
     init(peerId: PeerId, components: PeerViewComponents, tables: PostboxTables) throws {
         self.peerId = peerId
         self.components = components
+        usesCachedData = !components.isDisjoint(with: [.cachedData, .subPeers, .messages])
         state = State(contactPeerId: peerId, notificationSettingsPeerId: peerId)
         state = try load(tables)
     }

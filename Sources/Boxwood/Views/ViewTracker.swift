@@ -10,15 +10,18 @@ final class ViewTracker {
     private final class Registration {
         let id: Int
         let views: [(PostboxViewKey, any MutablePostboxView)]
+        /// The views updated first, and those derived from them (updated after every plain view).
+        let plainViews: [any MutablePostboxView]
+        let derivedViews: [any MutablePostboxView]
         let emit: (CombinedView) -> Void
 
         init(id: Int, views: [(PostboxViewKey, any MutablePostboxView)], emit: @escaping (CombinedView) -> Void) {
             self.id = id
             self.views = views
+            plainViews = views.filter { !$0.0.isDerived }.map(\.1)
+            derivedViews = views.filter { $0.0.isDerived }.map(\.1)
             self.emit = emit
         }
-
-        var hasDerivedViews: Bool { views.contains { $0.0.isDerived } }
 
         func snapshot() -> CombinedView {
             var result: [PostboxViewKey: any PostboxView] = [:]
@@ -79,9 +82,9 @@ final class ViewTracker {
     /// Brings the derived views of other registrations up to date after views were added or removed, and emits
     /// for those that changed.
     private func refreshDerivedViews(tables: PostboxTables, except excluded: Int? = nil) throws {
-        for registration in live where registration.id != excluded && registration.hasDerivedViews {
+        for registration in live where registration.id != excluded && !registration.derivedViews.isEmpty {
             var changed = false
-            for (key, view) in registration.views where key.isDerived {
+            for view in registration.derivedViews {
                 if try view.refresh(tables: tables) { changed = true }
             }
             if changed { registration.emit(registration.snapshot()) }
@@ -111,7 +114,7 @@ final class ViewTracker {
         for derivedPass in [false, true] {
             for (position, registration) in registrations.enumerated() {
                 guard let registration else { continue }
-                for (key, view) in registration.views where key.isDerived == derivedPass {
+                for view in derivedPass ? registration.derivedViews : registration.plainViews {
                     let viewChanged = changes.sawExternalCommits ? try view.refresh(tables: tables) : try view.replay(tables: tables, changes: changes)
                     if viewChanged { changed[position] = true }
                 }
