@@ -164,3 +164,15 @@ import Testing
         }
     }
 }
+
+@Suite struct DisposableTests {
+    @Test func actionDisposableRunsItsActionOnce() {
+        final class Count: @unchecked Sendable { var value = 0 }
+        let count = Count()
+        let disposable = ActionDisposable { count.value += 1 }
+        #expect(!disposable.isDisposed)
+        disposable.dispose()
+        disposable.dispose()
+        #expect(disposable.isDisposed && count.value == 1)
+    }
+}

@@ -156,8 +156,9 @@ public final class Postbox: @unchecked Sendable {
     private func bringToUserVersion(_ upgrades: [PostboxUpgrade]) throws {
         var stored = try runTransaction { tx in
             let version = try tx.postbox.tables.metadata.userVersion()
-            // A database written before the unsent-message index existed gets it built once.
-            if version != nil { try tx.postbox.tables.history.history.buildUnsentIndexIfNeeded() }
+            // A database written before the unsent-message index existed gets it built once (not by a
+            // read-only instance, which cannot write it).
+            if version != nil && !self.valueBox.options.readOnly { try tx.postbox.tables.history.history.buildUnsentIndexIfNeeded() }
             return version
         }
         if stored == nil {
