@@ -129,9 +129,9 @@ func fingerprint(_ view: (any PostboxView)?) -> String {
     case let view as ChatListView: return view.fingerprint
     case let view as TotalUnreadView: return "\(view.state)"
     case let view as CombinedReadStateView: return "\(view.state.map { "\($0.count) \($0.isUnread)" } ?? "none")"
-    case let view as MessageHistoryHolesView: return "\(view.entries.map { "\($0.peerId) \($0.range)" }.sorted())"
+    case let view as MessageHistoryHolesView: return "\(view.entries.map { "\($0.peerId) \($0.range) \($0.direction) \($0.count)" }.sorted())"
     case let view as ChatListHolesView: return "\(view.entries.map { "\($0.hole)" }.sorted())"
-    default: return "\(String(describing: view))"
+    default: return peerViewsFingerprint(view) ?? "\(String(describing: view))"
     }
 }
 

@@ -20,7 +20,7 @@ public final class Postbox: @unchecked Sendable {
         queue.setSpecific(key: queueKey, value: true)
         return queue
     }()
-    private static let queueKey = DispatchSpecificKey<Bool>()
+    static let queueKey = DispatchSpecificKey<Bool>()
 
     /// The database directory.
     public let path: String
@@ -85,33 +85,11 @@ public final class Postbox: @unchecked Sendable {
         }
     }
 
-    // MARK: Live views
-
-    /// A live query over `keys`: the first element is the current snapshot, then a new one after every
-    /// transaction (of this Postbox, or of another process — noticed within about 10 ms by watching the shared
-    /// header) that changed something the views show, and only then. Snapshots are never queued behind each other (a slow consumer
-    /// gets the newest), so delivery never blocks the Postbox queue. Ending the iteration (or cancelling its
-    /// task) unregisters the views.
-    public func combinedView(keys: [PostboxViewKey]) -> AsyncStream<CombinedView> {
-        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-            Postbox.queue.async {
-                // Watch before the views are built: a commit of another process after that is then seen.
-                self.watchExternalChanges()
-                do {
-                    let id = try self.runTransaction { tx in
-                        try self.viewTracker.add(keys: keys, tables: try tx.tables) { continuation.yield($0) }
-                    }
-                    continuation.onTermination = { _ in Postbox.queue.async { self.viewTracker.remove(id, tables: self.tables) } }
-                } catch {
-                    continuation.finish()
-                }
-            }
-        }
-    }
+    // MARK: Live views (see Postbox+Views.swift)
 
     /// Starts (once) a task that runs an empty transaction whenever another process commits, so that live
     /// views refresh without waiting for a transaction of this Postbox. Runs on the queue.
-    private func watchExternalChanges() {
+    func watchExternalChanges() {
         guard externalWatcher == nil, !isClosed else { return }
         let changes = valueBox.externalChanges(pollInterval: .milliseconds(10))
         externalWatcher = Task { [self] in
@@ -120,9 +98,6 @@ public final class Postbox: @unchecked Sendable {
             }
         }
     }
-
-    /// The number of live view registrations (views whose consumers went away are gone).
-    public var liveViewCount: Int { Postbox.syncOnQueue { viewTracker.count } }
 
     // MARK: Observers (the view tracker's hook)
 
@@ -179,13 +154,20 @@ public final class Postbox: @unchecked Sendable {
     }
 
     private func bringToUserVersion(_ upgrades: [PostboxUpgrade]) throws {
-        var stored = try runTransaction { tx in try tx.postbox.tables.metadata.userVersion() }
+        var stored = try runTransaction { tx in
+            let version = try tx.postbox.tables.metadata.userVersion()
+            // A database written before the unsent-message index existed gets it built once (not by a
+            // read-only instance, which cannot write it).
+            if version != nil && !self.valueBox.options.readOnly { try tx.postbox.tables.history.history.buildUnsentIndexIfNeeded() }
+            return version
+        }
         if stored == nil {
-            // A new database: its version, and the chat list's seeded hole (what makes the sync layer fetch
-            // the first page of dialogs).
+            // A new database: its version, the chat list's seeded hole (what makes the sync layer fetch the
+            // first page of dialogs) and the mark that its unsent-message index is complete.
             try runTransaction { tx in
                 try tx.postbox.tables.metadata.setUserVersion(self.userVersion)
                 try tx.postbox.tables.history.chatList.ensureInitialized(groupId: .root)
+                try tx.postbox.tables.history.history.buildUnsentIndexIfNeeded()
             }
             return
         }
@@ -213,7 +195,7 @@ public final class Postbox: @unchecked Sendable {
         }
     }
 
-    private static func syncOnQueue<T>(_ body: () -> T) -> T {
+    static func syncOnQueue<T>(_ body: () -> T) -> T {
         if DispatchQueue.getSpecific(key: queueKey) == true { return body() }
         return queue.sync(execute: body)
     }

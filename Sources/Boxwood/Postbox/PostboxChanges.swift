@@ -29,6 +29,9 @@ public struct PostboxChanges {
     public var replacedRemoteContactCount: Int32?
     public var preferencesOperations: [PreferencesOperation] = []
     public var orderedItemListOperations: [Int32: [OrderedItemListOperation]] = [:]
+    /// Changes of the unsent-message index (messages stored, moved or removed while waiting to be sent), in
+    /// order.
+    public var unsentMessageOperations: [UnsentMessageOperation] = []
     /// Changes of the operation log's merged queues (appends, removals, content updates), in order.
     public var peerMergedOperationLogOperations: [PeerMergedOperationLogOperation] = []
     /// The MasterClientId, when this transaction made this Postbox the master.
@@ -46,6 +49,6 @@ public struct PostboxChanges {
             && updatedState == nil && updatedPeers.isEmpty && updatedPeerChatStates.isEmpty && updatedCachedPeerData.isEmpty
             && updatedPeerPresences.isEmpty && updatedPeerNotificationSettings.isEmpty && replacedContactPeerIds == nil
             && replacedRemoteContactCount == nil && preferencesOperations.isEmpty && orderedItemListOperations.isEmpty
-            && peerMergedOperationLogOperations.isEmpty && updatedMasterClientId == nil
+            && unsentMessageOperations.isEmpty && peerMergedOperationLogOperations.isEmpty && updatedMasterClientId == nil
     }
 }

@@ -45,6 +45,7 @@ final class PostboxTables {
         changes.operationsByPeerId = history.history.operationsByPeerId
         changes.holeOperations = history.holes.operations
         changes.chatListOperations = history.chatList.operations
+        changes.unsentMessageOperations = history.unsent.operations
         changes.alteredInitialPeerCombinedReadStates = history.readStates.initialStates
         changes.updatedChatListInclusions = history.chatListIndex.updatedInclusions
         changes.updatedTotalUnreadStates = history.chatListIndex.updatedTotalUnreadStates

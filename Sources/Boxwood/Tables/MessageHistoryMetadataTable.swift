@@ -8,6 +8,7 @@
 /// | `0x02` | UInt32: the next stable message id |
 /// | `0x03 ‖ groupId(4)` | Int64 messages ‖ Int64 chats: the group's total unread state |
 /// | `peerId(8) ‖ 0x04` | empty: the peer's history was initialised (seeded with its holes) |
+/// | `0x05` | empty: the unsent-message index (table 11) covers every stored message |
 ///
 /// Write-through with a read cache of every value it has seen (``clearMemoryCache()`` after an abort or an
 /// external commit).
@@ -20,6 +21,7 @@ final class MessageHistoryMetadataTable: Table {
         case nextStableMessageId = 2
         case totalUnreadState = 3
         case peerHistoryInitialized = 4
+        case unsentIndexBuilt = 5
     }
 
     private struct NamespaceKey: Hashable {
@@ -136,6 +138,15 @@ final class MessageHistoryMetadataTable: Table {
     func setChatListInitialized(groupId: PeerGroupId) throws {
         try valueBox.set(table, key: globalKey(.chatListInitialized, groupId: groupId), bytes: [])
         initializedChatLists[groupId] = true
+    }
+
+    /// Whether the unsent-message index was built (not cached: read once per open).
+    func isUnsentIndexBuilt() throws -> Bool {
+        try valueBox.exists(table, key: globalKey(.unsentIndexBuilt))
+    }
+
+    func setUnsentIndexBuilt() throws {
+        try valueBox.set(table, key: globalKey(.unsentIndexBuilt), bytes: [])
     }
 
     // MARK: Total unread state

@@ -4,8 +4,8 @@
 ///
 /// Like Postbox's, this table also runs the history: adding, deleting and updating a message keeps every other
 /// history table consistent — the id index (4), tags (12), global ids (3), globally unique ids (32), the text
-/// index (41), the read states (14, unread counters), the holes (56, upper history blocks) and the counters (10)
-/// — and records one ``MessageHistoryOperation`` per change in ``operationsByPeerId``. Write-through.
+/// index (41), the unsent messages (11), the read states (14, unread counters), the holes (56, upper history
+/// blocks) and the counters (10) — and records one ``MessageHistoryOperation`` per change in ``operationsByPeerId``. Write-through.
 ///
 /// Timestamps and ids are expected to be non-negative: keys order them as unsigned numbers, so negative ones are
 /// stored and found by id but sort above the positive ones in ordered reads.
@@ -21,6 +21,7 @@ final class MessageHistoryTable: Table {
     let holeTable: MessageHistoryHoleIndexTable
     let readStateTable: MessageHistoryReadStateTable
     let textIndexTable: MessageHistoryTextIndexTable?
+    let unsentTable: MessageHistoryUnsentTable
 
     /// History changes of the current transaction, per peer, in order.
     private(set) var operationsByPeerId: [PeerId: [MessageHistoryOperation]] = [:]
@@ -30,7 +31,8 @@ final class MessageHistoryTable: Table {
     init(valueBox: ValueBox, configuration: MessageHistoryConfiguration, metadataTable: MessageHistoryMetadataTable,
          indexTable: MessageHistoryIndexTable, tagsTable: MessageHistoryTagsTable, globalIdsTable: GlobalMessageIdsTable,
          globallyUniqueIdTable: MessageGloballyUniqueIdTable, holeTable: MessageHistoryHoleIndexTable,
-         readStateTable: MessageHistoryReadStateTable, textIndexTable: MessageHistoryTextIndexTable?, useCaches: Bool = true) {
+         readStateTable: MessageHistoryReadStateTable, textIndexTable: MessageHistoryTextIndexTable?,
+         unsentTable: MessageHistoryUnsentTable, useCaches: Bool = true) {
         self.configuration = configuration
         self.metadataTable = metadataTable
         self.indexTable = indexTable
@@ -40,6 +42,7 @@ final class MessageHistoryTable: Table {
         self.holeTable = holeTable
         self.readStateTable = readStateTable
         self.textIndexTable = textIndexTable
+        self.unsentTable = unsentTable
         super.init(valueBox: valueBox, table: ValueBoxTable(id: Self.tableId, keyType: .binary), useCaches: useCaches)
     }
 
@@ -94,6 +97,7 @@ final class MessageHistoryTable: Table {
         if configuration.indexMessageText, let textIndexTable, !message.text.isEmpty {
             try textIndexTable.add(id: message.id, text: message.text, tags: message.tags)
         }
+        if MessageHistoryUnsentTable.isIndexed(message.flags) { try unsentTable.add(message.index) }
     }
 
     private func unstore(_ message: StoredMessage) throws {
@@ -105,6 +109,7 @@ final class MessageHistoryTable: Table {
         if configuration.indexMessageText, let textIndexTable, !message.text.isEmpty {
             try textIndexTable.remove(id: message.id)
         }
+        if MessageHistoryUnsentTable.isIndexed(message.flags) { try unsentTable.remove(message.index) }
     }
 
     /// The id the next partial message of (peer, namespace) gets: the stored counter, but above every stored
@@ -243,11 +248,40 @@ final class MessageHistoryTable: Table {
         try valueBox.set(table, key: key(message.index), encoder: encoder)
         try tagsTable.add(tags: message.tags, index: message.index)
         try indexTable.set(message)
+        if MessageHistoryUnsentTable.isIndexed(message.flags) {
+            try unsentTable.remove(oldIndex)
+            try unsentTable.add(message.index)
+        }
         append(id.peerId, .updateTimestamp(oldIndex, timestamp))
         if message.countsAsIncoming {
             updateReadState(id.peerId, try readStateTable.deleteIncomingMessages(id.peerId, indices: [oldIndex]))
             updateReadState(id.peerId, try readStateTable.addIncomingMessages(id.peerId, indices: [message.index]))
         }
+    }
+
+    // MARK: The unsent index
+
+    /// Fills the unsent-message index (table 11) from the stored messages once, for a database written before
+    /// the index existed; a database that has it (every new one) is left alone. Not recorded as a change.
+    func buildUnsentIndexIfNeeded() throws {
+        guard try !metadataTable.isUnsentIndexBuilt() else { return }
+        var unsent: [MessageIndex] = []
+        var failure: Error?
+        try valueBox.scan(table, values: { key, value in
+            guard key.length == 20 else { return true }
+            let index = MessageIndex(id: MessageId(peerId: PeerId(key.getInt64(0)), namespace: key.getInt32(8), id: key.getInt32(16)),
+                                     timestamp: key.getInt32(12))
+            do {
+                if MessageHistoryUnsentTable.isIndexed(try decode(index, value).flags) { unsent.append(index) }
+            } catch {
+                failure = error
+                return false
+            }
+            return true
+        })
+        if let failure { throw failure }
+        for index in unsent { try unsentTable.add(index, record: false) }
+        try metadataTable.setUnsentIndexBuilt()
     }
 
     // MARK: Reads

@@ -14,6 +14,7 @@ final class MessageHistoryTables {
     let holes: MessageHistoryHoleIndexTable
     let readStates: MessageHistoryReadStateTable
     let textIndex: MessageHistoryTextIndexTable
+    let unsent: MessageHistoryUnsentTable
     let history: MessageHistoryTable
     let chatListIndex: ChatListIndexTable
     let chatList: ChatListTable
@@ -30,15 +31,17 @@ final class MessageHistoryTables {
         holes = MessageHistoryHoleIndexTable(valueBox: valueBox, metadataTable: metadata, seedHoles: configuration.messageHoles, useCaches: useCaches)
         readStates = MessageHistoryReadStateTable(valueBox: valueBox, defaultStates: configuration.defaultReadStates, useCaches: useCaches)
         textIndex = MessageHistoryTextIndexTable(valueBox: valueBox)
+        unsent = MessageHistoryUnsentTable(valueBox: valueBox, useCaches: useCaches)
         history = MessageHistoryTable(valueBox: valueBox, configuration: configuration, metadataTable: metadata, indexTable: index,
                                       tagsTable: tags, globalIdsTable: globalIds, globallyUniqueIdTable: globallyUniqueIds,
-                                      holeTable: holes, readStateTable: readStates, textIndexTable: textIndex, useCaches: useCaches)
+                                      holeTable: holes, readStateTable: readStates, textIndexTable: textIndex,
+                                      unsentTable: unsent, useCaches: useCaches)
         chatListIndex = ChatListIndexTable(valueBox: valueBox, defaultInclusion: configuration.defaultInclusion, useCaches: useCaches)
         chatList = ChatListTable(valueBox: valueBox, indexTable: chatListIndex, metadataTable: metadata, initialHoles: initialChatListHoles,
                                  chatMessagesNamespaces: configuration.chatMessagesNamespaces, useCaches: useCaches)
     }
 
-    var tables: [Table] { [metadata, index, tags, globalIds, globallyUniqueIds, holes, readStates, history, chatListIndex, chatList] }
+    var tables: [Table] { [metadata, index, tags, globalIds, globallyUniqueIds, holes, readStates, unsent, history, chatListIndex, chatList] }
 
     /// Derives the chat-list operations from the transaction's history operations and inclusion changes, then
     /// brings the total unread states up to date (Postbox's `chatListTable.replay` and
@@ -52,6 +55,7 @@ final class MessageHistoryTables {
     func resetChanges() {
         history.resetChanges()
         holes.resetChanges()
+        unsent.resetChanges()
         readStates.resetChanges()
         chatListIndex.resetChanges()
         chatList.resetChanges()

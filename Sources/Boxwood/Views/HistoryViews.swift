@@ -48,6 +48,14 @@ final class MutableMessageHistoryView: MutablePostboxView {
 
     var space: MessageHistoryHoleSpace { tag.map { .tag($0) } ?? .everywhere }
 
+    /// Which way to fill one of the view's holes: a newest-first window sits above every hole it shows; an
+    /// anchored one is above, below or inside it.
+    func fillDirection(of hole: ClosedRange<MessageId.Id>) -> MessageHistoryHoleDirection {
+        guard let anchor else { return .upperToLower }
+        if hole.contains(anchor.id.id) { return .aroundId(anchor.id) }
+        return hole.upperBound < anchor.id.id ? .upperToLower : .lowerToUpper
+    }
+
     private func indices(_ tables: PostboxTables, anchor: MessageIndex?, direction: HistoryReadDirection, limit: Int) throws -> [MessageIndex] {
         let history = tables.history.history
         if let tag {

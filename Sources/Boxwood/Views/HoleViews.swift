@@ -1,9 +1,26 @@
-/// One hole a live history view shows (what a network layer fetches on demand).
+/// Which way a network layer fills a hole a history view shows (Postbox's
+/// `MessageHistoryViewRelativeHoleDirection`).
+public enum MessageHistoryHoleDirection: Hashable, Sendable {
+    /// From the hole's upper end down: the view sits above the hole (the newest messages, or an anchor above
+    /// it), so the messages nearest the view are the hole's newest.
+    case upperToLower
+    /// From the hole's lower end up: the view's anchor lies below the hole.
+    case lowerToUpper
+    /// Around this message: the view's anchor lies inside the hole.
+    case aroundId(MessageId)
+}
+
+/// One hole a live history view shows (what a network layer fetches on demand; Postbox's
+/// `MessageHistoryHolesViewEntry`): the hole, which way to fill it, the space it is in and how many messages
+/// the view wants.
 public struct MessageHistoryHolesViewEntry: Hashable, Sendable {
     public let peerId: PeerId
     public let namespace: MessageId.Namespace
     public let space: MessageHistoryHoleSpace
     public let range: ClosedRange<MessageId.Id>
+    public let direction: MessageHistoryHoleDirection
+    /// The `count` of the view that shows the hole.
+    public let count: Int
 }
 
 /// The holes every live message-history view shows (Postbox's `MessageHistoryHolesView`); emits only when
@@ -56,7 +73,8 @@ extension MutableDerivedSetView where Entry == MessageHistoryHolesViewEntry {
             var result = Set<MessageHistoryHolesViewEntry>()
             for view in tracker.liveViews(of: MutableMessageHistoryView.self) {
                 for range in view.holes {
-                    result.insert(MessageHistoryHolesViewEntry(peerId: view.peerId, namespace: view.namespace, space: view.space, range: range))
+                    result.insert(MessageHistoryHolesViewEntry(peerId: view.peerId, namespace: view.namespace, space: view.space, range: range,
+                                                               direction: view.fillDirection(of: range), count: view.count))
                 }
             }
             return result

@@ -36,6 +36,28 @@ public enum PostboxViewKey: Hashable, Sendable {
     case messageHistoryHoles
     /// The holes all live chat-list views show (emits only when that set changes).
     case chatListHoles
+    /// A peer with what it refers to: its associated peers, their presences, its notification settings and
+    /// contact status, and per `components` its cached data, the peers and messages that refers to, and its
+    /// chat-list group (``PeerView``).
+    case peer(PeerId, components: PeerViewComponents)
+    /// One peer's chat state (``PeerChatStateView``).
+    case peerChatState(PeerId)
+    /// One peer's cached data (``CachedPeerDataView``).
+    case cachedPeerData(PeerId)
+    /// The presences of a set of peers (``PeerPresencesView``).
+    case peerPresences(Set<PeerId>)
+    /// The notification settings that apply to each of a set of peers (``PeerNotificationSettingsView``).
+    case peerNotificationSettings(Set<PeerId>)
+    /// The contact list with the contacts' peers and, when `includePresences`, presences (``ContactPeersView``).
+    case contacts(includePresences: Bool)
+    /// Whether one peer is a contact (``IsContactView``).
+    case isContact(PeerId)
+    /// The current message for each id that exists (``MessagesView``).
+    case messages(Set<MessageId>)
+    /// The items of one ordered item list (``OrderedItemListView``).
+    case orderedItemList(id: Int32)
+    /// The indices of the messages waiting to be sent (``UnsentMessagesView``).
+    case unsentMessages
 
     /// Views derived from the other live views: updated after them.
     var isDerived: Bool {
@@ -59,6 +81,16 @@ public enum PostboxViewKey: Hashable, Sendable {
         case let .peerMergedOperationLog(tag, limit): return try MutableMergedOperationLogView(tag: tag, limit: limit, tables: tables)
         case let .totalUnreadState(groupId): return try MutableTotalUnreadView(groupId: groupId, tables: tables)
         case let .combinedReadState(peerId): return try MutableCombinedReadStateView(peerId: peerId, tables: tables)
+        case let .peer(peerId, components): return try MutablePeerView(peerId: peerId, components: components, tables: tables)
+        case let .peerChatState(peerId): return try MutablePeerChatStateView(peerId: peerId, tables: tables)
+        case let .cachedPeerData(peerId): return try MutableCachedPeerDataView(peerId: peerId, tables: tables)
+        case let .peerPresences(peerIds): return try MutablePeerPresencesView(peerIds: peerIds, tables: tables)
+        case let .peerNotificationSettings(peerIds): return try MutablePeerNotificationSettingsView(peerIds: peerIds, tables: tables)
+        case let .contacts(includePresences): return try MutableContactPeersView(includePresences: includePresences, tables: tables)
+        case let .isContact(peerId): return try MutableIsContactView(peerId: peerId, tables: tables)
+        case let .messages(ids): return try MutableMessagesView(ids: ids, tables: tables)
+        case let .orderedItemList(id): return try MutableOrderedItemListView(collectionId: id, tables: tables)
+        case .unsentMessages: return try MutableUnsentMessagesView(tables: tables)
         }
     }
 }

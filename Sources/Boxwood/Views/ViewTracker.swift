@@ -1,14 +1,25 @@
 /// The live views of a Postbox (Postbox's `ViewTracker`), used only on the Postbox queue. After every
 /// transaction that changed something (before the value box commits, as in Postbox) each registered
 /// combined view replays the change record; the ones that changed emit a new snapshot. After another
-/// process's commits every view is rebuilt from the tables. Registration and removal are O(1).
+/// process's commits every view is rebuilt from the tables.
+///
+/// Registrations are kept in registration order without sorting: an array of slots (nil once removed) and a
+/// dictionary from id to slot. Adding appends; removing empties the slot, and the array is compacted when
+/// more than half of it is empty — O(1) amortized either way.
 final class ViewTracker {
     private final class Registration {
+        let id: Int
         let views: [(PostboxViewKey, any MutablePostboxView)]
+        /// The views updated first, and those derived from them (updated after every plain view).
+        let plainViews: [any MutablePostboxView]
+        let derivedViews: [any MutablePostboxView]
         let emit: (CombinedView) -> Void
 
-        init(views: [(PostboxViewKey, any MutablePostboxView)], emit: @escaping (CombinedView) -> Void) {
+        init(id: Int, views: [(PostboxViewKey, any MutablePostboxView)], emit: @escaping (CombinedView) -> Void) {
+            self.id = id
             self.views = views
+            plainViews = views.filter { !$0.0.isDerived }.map(\.1)
+            derivedViews = views.filter { $0.0.isDerived }.map(\.1)
             self.emit = emit
         }
 
@@ -19,11 +30,18 @@ final class ViewTracker {
         }
     }
 
-    private var registrations: [Int: Registration] = [:]
+    /// Registrations in registration order; nil where one was removed.
+    private var slots: [Registration?] = []
+    /// The slot of each live registration.
+    private var slotById: [Int: Int] = [:]
     private var nextId = 0
 
     /// Live registrations (for tests: no view outlives its consumer).
-    var count: Int { registrations.count }
+    var count: Int { slotById.count }
+
+    /// The live registrations in registration order. The array is a copy (copy-on-write), so a consumer may
+    /// add or remove registrations while the caller iterates it.
+    private var live: [Registration] { slots.compactMap { $0 } }
 
     /// Builds the views of `keys` from the tables, emits their first snapshot and registers them. Derived
     /// views (holes) see the registration's own history and chat-list views.
@@ -33,30 +51,40 @@ final class ViewTracker {
         for key in unique where !key.isDerived { views.append((key, try key.makeView(tables: tables, tracker: self))) }
         let id = nextId
         nextId += 1
-        registrations[id] = Registration(views: views, emit: emit)
+        // Registered first with its plain views, so that its own derived views count them.
+        insert(Registration(id: id, views: views, emit: emit))
         var all = views
         for key in unique where key.isDerived { all.append((key, try key.makeView(tables: tables, tracker: self))) }
-        let registration = Registration(views: all, emit: emit)
-        registrations[id] = registration
-        try refreshDerivedViews(tables: tables)
+        let registration = Registration(id: id, views: all, emit: emit)
+        slots[slotById[id]!] = registration
+        try refreshDerivedViews(tables: tables, except: id)
         emit(registration.snapshot())
         return id
     }
 
+    private func insert(_ registration: Registration) {
+        slotById[registration.id] = slots.count
+        slots.append(registration)
+    }
+
     /// The current snapshot of a registration (nil when it is gone).
-    func snapshot(_ id: Int) -> CombinedView? { registrations[id]?.snapshot() }
+    func snapshot(_ id: Int) -> CombinedView? { slotById[id].flatMap { slots[$0] }?.snapshot() }
 
     /// Every live view of one kind.
     func liveViews<V: MutablePostboxView>(of type: V.Type) -> [V] {
-        registrations.values.flatMap { $0.views.compactMap { $0.1 as? V } }
+        var result: [V] = []
+        for case let registration? in slots {
+            for (_, view) in registration.views { if let view = view as? V { result.append(view) } }
+        }
+        return result
     }
 
     /// Brings the derived views of other registrations up to date after views were added or removed, and emits
     /// for those that changed.
-    private func refreshDerivedViews(tables: PostboxTables) throws {
-        for (_, registration) in registrations.sorted(by: { $0.key < $1.key }) {
+    private func refreshDerivedViews(tables: PostboxTables, except excluded: Int? = nil) throws {
+        for registration in live where registration.id != excluded && !registration.derivedViews.isEmpty {
             var changed = false
-            for (key, view) in registration.views where key.isDerived {
+            for view in registration.derivedViews {
                 if try view.refresh(tables: tables) { changed = true }
             }
             if changed { registration.emit(registration.snapshot()) }
@@ -64,24 +92,36 @@ final class ViewTracker {
     }
 
     func remove(_ id: Int, tables: PostboxTables) {
-        registrations.removeValue(forKey: id)
+        guard let slot = slotById.removeValue(forKey: id) else { return }
+        slots[slot] = nil
+        if slots.count > 16 && slotById.count * 2 < slots.count { compact() }
         try? refreshDerivedViews(tables: tables)
     }
 
-    /// Replays a transaction's changes into every view. Iterates over a copy, so a consumer may add or remove
-    /// views while being notified.
+    /// Drops the empty slots, keeping the order.
+    private func compact() {
+        slots = live
+        slotById.removeAll(keepingCapacity: true)
+        for (slot, registration) in slots.enumerated() { slotById[registration!.id] = slot }
+    }
+
+    /// Replays a transaction's changes into every view: first every plain view, then the derived ones (which
+    /// read the plain views), then each registration that changed emits one snapshot. Iterates over a copy,
+    /// so a consumer may add or remove views while being notified.
     func updateViews(tables: PostboxTables, changes: PostboxChanges) throws {
-        let ordered = registrations.sorted(by: { $0.key < $1.key })
-        var changedIds = Set<Int>()
-        // Derived views (holes) after every other view.
+        let registrations = slots
+        var changed = [Bool](repeating: false, count: registrations.count)
         for derivedPass in [false, true] {
-            for (id, registration) in ordered {
-                for (key, view) in registration.views where key.isDerived == derivedPass {
-                    let changed = changes.sawExternalCommits ? try view.refresh(tables: tables) : try view.replay(tables: tables, changes: changes)
-                    if changed { changedIds.insert(id) }
+            for (position, registration) in registrations.enumerated() {
+                guard let registration else { continue }
+                for view in derivedPass ? registration.derivedViews : registration.plainViews {
+                    let viewChanged = changes.sawExternalCommits ? try view.refresh(tables: tables) : try view.replay(tables: tables, changes: changes)
+                    if viewChanged { changed[position] = true }
                 }
             }
         }
-        for (id, registration) in ordered where changedIds.contains(id) { registration.emit(registration.snapshot()) }
+        for (position, registration) in registrations.enumerated() {
+            if changed[position], let registration { registration.emit(registration.snapshot()) }
+        }
     }
 }

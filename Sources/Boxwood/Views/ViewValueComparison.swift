@@ -1,0 +1,61 @@
+/// Equality of the app-defined values views hold (protocol existentials compared through their `isEqual`),
+/// so that a view reports a change only when what it shows differs.
+enum ViewValueComparison {
+    static func same(_ a: (any Peer)?, _ b: (any Peer)?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.isEqual(b)
+        default: return false
+        }
+    }
+
+    static func same(_ a: (any CachedPeerData)?, _ b: (any CachedPeerData)?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.isEqual(to: b)
+        default: return false
+        }
+    }
+
+    static func same(_ a: (any PeerPresence)?, _ b: (any PeerPresence)?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.isEqual(to: b)
+        default: return false
+        }
+    }
+
+    static func same(_ a: (any PeerNotificationSettings)?, _ b: (any PeerNotificationSettings)?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.isEqual(to: b)
+        default: return false
+        }
+    }
+
+    /// The same stored message: same place, same stable id and version (every change of a stored message
+    /// bumps the version, except a move to another timestamp, which changes the index).
+    static func same(_ a: StoredMessage?, _ b: StoredMessage?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.index == b.index && a.stableId == b.stableId && a.stableVersion == b.stableVersion
+        default: return false
+        }
+    }
+
+    /// Whether two dictionaries have the same keys with values equal by `same`.
+    static func same<Key: Hashable, Value>(_ a: [Key: Value], _ b: [Key: Value], _ same: (Value, Value) -> Bool) -> Bool {
+        guard a.count == b.count else { return false }
+        for (key, value) in a {
+            guard let other = b[key], same(value, other) else { return false }
+        }
+        return true
+    }
+
+    /// Whether `changed` (the keys of a change record's field) has any of `watched`, iterating the smaller.
+    static func touches<Value>(_ watched: Set<PeerId>, _ changed: [PeerId: Value]) -> Bool {
+        if changed.isEmpty || watched.isEmpty { return false }
+        if changed.count < watched.count { return changed.keys.contains { watched.contains($0) } }
+        return watched.contains { changed[$0] != nil }
+    }
+}
