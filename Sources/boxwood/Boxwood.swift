@@ -93,6 +93,14 @@ func writeAll(_ fd: Int32, _ text: String) {
     text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
 }
 
+/// `n` and a noun, plural unless `n` is 1: `1 table`, `3 entries` (nouns ending in "y" after a consonant
+/// take "ies").
+func counted(_ n: Int, _ noun: String) -> String {
+    if n == 1 { return "\(n) \(noun)" }
+    if noun.hasSuffix("y"), let before = noun.dropLast().last, !"aeiou".contains(before) { return "\(n) \(noun.dropLast())ies" }
+    return "\(n) \(noun)s"
+}
+
 /// Minimal JSON string escaping for the `--json` outputs.
 func jsonString(_ s: String) -> String {
     var out = "\""

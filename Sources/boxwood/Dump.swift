@@ -68,7 +68,7 @@ struct Dump: ParsableCommand {
             if out.error != nil { break }
         }
         out.flush()
-        bar?.finish()
+        if out.error == nil { bar?.finish() }
         if let error = out.error {
             printError(error.message)
             throw ExitCode(ExitStatus.failure)

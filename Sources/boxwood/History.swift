@@ -75,8 +75,8 @@ struct History: ParsableCommand {
         let state = chat.state
         var summary = "chat \(state.peerId)"
         if let title = chat.title { summary += " \(jsonString(title))" }
-        summary += " (\(MessageFormat.kind(of: state.peerId))): \(count(state.messages.count, "message")) stored, "
-            + count(state.holes.count, "hole")
+        summary += " (\(MessageFormat.kind(of: state.peerId))): \(counted(state.messages.count, "message")) stored, "
+            + counted(state.holes.count, "hole")
         if !state.unsent.isEmpty { summary += ", \(state.unsent.count) unsent" }
         if let unread = state.unreadCount { summary += ", \(unread) unread" }
         print(summary + "; dates in UTC")
@@ -93,7 +93,7 @@ struct History: ParsableCommand {
                 print("… hole \(range.lowerBound)–\(range.upperBound) …")
             }
         }
-        if rows.omitted > 0 { print("… \(count(rows.omitted, "older message")) not shown (raise --limit) …") }
+        if rows.omitted > 0 { print("… \(counted(rows.omitted, "older message")) not shown (raise --limit) …") }
     }
 
     private func printJSON(_ chat: Chat, _ rows: HistoryRows) {
@@ -138,8 +138,6 @@ struct History: ParsableCommand {
         guard let authorId = message.authorId else { return "?" }
         return chat.authorNames[authorId] ?? "\(authorId)"
     }
-
-    private func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }
 
 /// The rows of a chat in display order (newest first): unsent messages, then cloud messages and holes merged

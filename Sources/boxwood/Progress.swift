@@ -36,12 +36,14 @@ final class ProgressBar {
     private var lastDraw: ContinuousClock.Instant?
     private var lastPercent = -1
     private var drawn = false
+    private var lastTotal: Int?
     /// The bar on screen now: ``writeStderr(_:)`` erases it before writing a message.
     nonisolated(unsafe) private(set) static weak var active: ProgressBar?
 
-    init(unit: ProgressUnit, delay: Double = 0.3) {
+    /// `delay` defaults to 0.3 s, or to the seconds in the environment variable `BOXWOOD_PROGRESS_DELAY`.
+    init(unit: ProgressUnit, delay: Double? = nil) {
         self.unit = unit
-        self.delay = delay
+        self.delay = delay ?? getenv("BOXWOOD_PROGRESS_DELAY").flatMap { Double(String(cString: $0)) } ?? 0.3
     }
 
     /// A bar when stderr is a terminal (and, with `unlessStdoutIsTerminal`, stdout is not: output that scrolls
@@ -60,6 +62,7 @@ final class ProgressBar {
         if drawn, percent == lastPercent, let lastDraw, now - lastDraw < .milliseconds(100) { return }
         lastPercent = percent
         lastDraw = now
+        lastTotal = total
         let extra = detail()
         var line: String
         if let total {
@@ -84,9 +87,17 @@ final class ProgressBar {
         lastDraw = nil
     }
 
-    /// Ends the display, leaving the last state on its own line.
+    /// Ends the display after the work completed: a bar that was shown is drawn full (the last callbacks may
+    /// come before the end) and left on its own line.
     func finish() {
-        if drawn { writeAll(2, "\n") }
+        guard drawn else { return }
+        if let lastTotal {
+            lastDraw = nil
+            lastPercent = -1
+            show(done: lastTotal, total: lastTotal)
+        }
+        writeAll(2, "\n")
         drawn = false
+        if ProgressBar.active === self { ProgressBar.active = nil }
     }
 }

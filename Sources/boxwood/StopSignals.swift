@@ -10,10 +10,17 @@ nonisolated(unsafe) private var stopSignalArrived: sig_atomic_t = 0
 /// Turns SIGINT and SIGTERM into a request to stop that a polling loop checks, so that a long-running command
 /// ends cleanly (closing the database, exit 0) instead of being killed. The handler only sets a flag.
 final class StopSignals {
+    /// Installs the handler and unblocks the signals (a parent may have started this process with them
+    /// blocked).
     init() {
         stopSignalArrived = 0
         signal(SIGINT) { _ in stopSignalArrived = 1 }
         signal(SIGTERM) { _ in stopSignalArrived = 1 }
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// True once SIGINT or SIGTERM arrived.

@@ -14,8 +14,8 @@ struct TableChange: Equatable {
     /// `table 1 +2 entries, +50 bytes` (`new`/`removed` say so; a zero part is left out).
     var text: String {
         var parts: [String] = []
-        if entriesDelta != 0 { parts.append("\(signed(entriesDelta)) \(abs(entriesDelta) == 1 ? "entry" : "entries")") }
-        if bytesDelta != 0 { parts.append("\(signed(bytesDelta)) \(abs(bytesDelta) == 1 ? "byte" : "bytes")") }
+        if entriesDelta != 0 { parts.append((entriesDelta > 0 ? "+" : "-") + counted(abs(entriesDelta), "entry")) }
+        if bytesDelta != 0 { parts.append((bytesDelta > 0 ? "+" : "-") + counted(abs(bytesDelta), "byte")) }
         let counts = parts.isEmpty ? "" : " " + parts.joined(separator: ", ")
         switch kind {
         case .changed: return "table \(id)\(counts)"

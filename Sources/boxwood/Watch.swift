@@ -12,7 +12,7 @@ import Darwin
 /// header (one atomic load, no I/O); when it moved, it catches up with the newest commit and compares the
 /// per-table figures with the last ones printed. Several commits between two looks are one change.
 ///
-/// Text output: a first line `watching DB: version V, T tables, E entries (Ctrl-C to stop)`, then per change
+/// Text output: a first line `watching DB: version V, 3 tables, 120 entries (Ctrl-C to stop)`, then per change
 ///
 ///     version 14 (+2 commits) at 17:00:01
 ///       table 1	binary	entries 12 (+2)	bytes 345 (+50)
@@ -77,7 +77,7 @@ struct Watch: ParsableCommand {
             print(object.text)
         } else {
             let entries = s.tables.reduce(0) { $0 + $1.entries }
-            print("watching \(db): version \(s.transactionStateVersion), \(s.tables.count) tables, \(entries) entries (Ctrl-C to stop)")
+            print("watching \(db): version \(s.transactionStateVersion), \(counted(s.tables.count, "table")), \(counted(entries, "entry")) (Ctrl-C to stop)")
         }
         try flushOrFail()
     }
@@ -103,7 +103,7 @@ struct Watch: ParsableCommand {
             })
             print(object.text)
         } else {
-            print("version \(new.transactionStateVersion) (\(signed(Int(commits))) commit\(commits == 1 ? "" : "s")) at \(clockTime())")
+            print("version \(new.transactionStateVersion) (+\(counted(Int(commits), "commit"))) at \(clockTime())")
             let byId = Dictionary(changes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             for t in new.tables {
                 let change = byId[t.id]
