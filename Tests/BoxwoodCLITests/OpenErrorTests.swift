@@ -31,6 +31,14 @@ import Testing
                 #expect(result.status == 1, "\(command): \(result.status) \(result.stderr)")
                 #expect(result.stderr.contains("is not a Boxwood database (\(reason)"), "\(command): \(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
+                if command == ["check", path, "--json"] {
+                    // Machine-readable even when the database cannot be opened.
+                    let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+                    #expect(object?["ok"] as? Bool == false)
+                    #expect((object?["problems"] as? [String])?.first?.contains("not a Boxwood database") == true)
+                } else {
+                    #expect(result.output.isEmpty, "\(command): \(result.output)")
+                }
             }
         }
         #expect(!FileManager.default.fileExists(atPath: dir.path("missing")))
