@@ -60,7 +60,7 @@ import Testing
         let box = try ValueBox(path: db)
         defer { try? box.close() }
         try commit(box) { try box.set(table, key: ValueBoxKey([1]), value: MemoryBuffer([1])) }
-        let watch = try RunningCLI(["watch", db, "--count", "1", "--interval", "1.5", "--json"])
+        let watch = try RunningCLI(["watch", db, "--count", "1", "--interval", "3", "--json"])
         #expect(watch.waitForOutput { $0.contains("\n") }, "no start line: \(watch.errors)")
         // Three commits well within one interval.
         for k in 2...4 { try commit(box) { try box.set(table, key: ValueBoxKey([UInt8(k)]), value: MemoryBuffer([])) } }
