@@ -60,7 +60,7 @@ let package = Package(
             path: "Benchmarks/boxwood-bench"
         ),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
-        .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore"]),
+        .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["BoxwoodSyncSimulator"]),
         .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator"]),

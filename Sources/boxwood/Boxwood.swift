@@ -14,9 +14,9 @@ import Darwin
 struct BoxwoodCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "boxwood",
-        abstract: "Inspect, dump, load and verify Boxwood databases.",
+        abstract: "Inspect, dump, load, verify and watch Boxwood databases; search and read synced chats.",
         discussion: "A database is a directory holding the files 'data' and 'wal'. Exit codes: 0 ok, 1 failure, 2 bad input or usage.",
-        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Workload.self]
+        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Watch.self, Search.self, History.self, Workload.self]
     )
 
     /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64).
@@ -50,8 +50,10 @@ func printError(_ message: String) {
     writeStderr("boxwood: " + message)
 }
 
-/// Writes `message` and a newline (unless it ends with one) to stderr, unbuffered, after flushing stdout.
+/// Writes `message` and a newline (unless it ends with one) to stderr, unbuffered, after flushing stdout (and
+/// erasing a progress bar).
 func writeStderr(_ message: String) {
+    ProgressBar.active?.clear()
     fflush(nil)
     writeAll(2, message.hasSuffix("\n") ? message : message + "\n")
 }
@@ -91,40 +93,12 @@ func writeAll(_ fd: Int32, _ text: String) {
     text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
 }
 
-/// A user-facing explanation of an engine error.
-func explain(_ error: BoxwoodError) -> String {
-    switch error {
-    case let .lockTimeout(path, seconds):
-        return "\(path): another process held the write lock for more than \(seconds) s; it is safe to retry"
-    case let .unsupportedFormatVersion(path, found, supported):
-        return "\(path) uses data format version \(found), which this build does not support (it reads format \(supported)); use a newer boxwood"
-    case let .readOnly(path):
-        return "\(path) is opened read-only; this operation needs write access"
-    case let .io(operation, path, code):
-        return "I/O error: \(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
-    default:
-        return error.description
-    }
-}
-
-/// Opens a database read-only for the inspecting subcommands, turning errors into a message and exit 1.
-func openReadOnly(_ path: String) throws -> ValueBox {
-    do {
-        return try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
-    } catch {
-        printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
-    }
-}
-
-/// Runs an engine call, turning a `BoxwoodError` into a message and exit code 1.
-func engine<T>(_ body: () throws(BoxwoodError) -> T) throws -> T {
-    do {
-        return try body()
-    } catch {
-        printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
-    }
+/// `n` and a noun, plural unless `n` is 1: `1 table`, `3 entries` (nouns ending in "y" after a consonant
+/// take "ies").
+func counted(_ n: Int, _ noun: String) -> String {
+    if n == 1 { return "\(n) \(noun)" }
+    if noun.hasSuffix("y"), let before = noun.dropLast().last, !"aeiou".contains(before) { return "\(n) \(noun.dropLast())ies" }
+    return "\(n) \(noun)s"
 }
 
 /// Minimal JSON string escaping for the `--json` outputs.

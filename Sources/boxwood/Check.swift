@@ -7,7 +7,8 @@ import BoxwoodStore
 /// Sound: prints `ok` and exits 0. Otherwise prints each problem on its own line and exits 1. With `--json`
 /// prints `{"ok": true|false, "problems": [...], "pages_checked": N, "entries_checked": N}`. A database
 /// that cannot even be opened is a failure too (exit 1, message on stderr; with `--json` also a JSON
-/// object with `ok: false` and the reason as its problem).
+/// object with `ok: false` and the reason as its problem). A progress bar (pages) shows on stderr when it is
+/// a terminal and the check takes more than a moment.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Verify every checksum, key order, tree shape and free-space accounting.",
@@ -18,6 +19,7 @@ struct Check: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
+        noteIfLastWriterCrashed(db)
         let box: ValueBox
         do {
             box = try ValueBox(path: db, options: ValueBoxOptions(readOnly: true))
@@ -29,7 +31,16 @@ struct Check: ParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         defer { try? box.close() }
-        let report = try engine { () throws(BoxwoodError) in try box.check() }
+        let bar = ProgressBar.onTerminal(unit: .pages)
+        let report: CheckReport
+        do {
+            report = try box.check { progress in bar?.show(done: progress.pagesChecked, total: max(progress.pagesTotal, progress.pagesChecked)) }
+        } catch {
+            bar?.clear()
+            printError(explain(error))
+            throw ExitCode(ExitStatus.failure)
+        }
+        bar?.finish()
         if json {
             let problems = report.problems.map(jsonString).joined(separator: ", ")
             print("{\"ok\": \(report.isOK), \"problems\": [\(problems)], \"pages_checked\": \(report.pagesChecked), \"entries_checked\": \(report.entriesChecked)}")

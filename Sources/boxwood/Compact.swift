@@ -23,24 +23,20 @@ struct Compact: ParsableCommand {
     @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
 
     func run() throws {
-        var info = stat()
-        guard stat(db + "/data", &info) == 0 else {
-            printError("\(db) is not a Boxwood database (no data file)")
-            throw ExitCode(ExitStatus.failure)
-        }
-        let box: ValueBox
+        // A writable open creates a missing database: compacting one that does not exist is a mistake.
+        try requireExistingDatabase(db)
+        var options = ValueBoxOptions()
+        options.lockTimeout = lockTimeout
+        let box = try openWritable(db, options: options)
+        defer { try? box.close() }
+        let bar = ProgressBar.onTerminal(unit: .entries)
+        let result: CompactionResult
         do {
-            var options = ValueBoxOptions()
-            options.lockTimeout = lockTimeout
-            box = try ValueBox(path: db, options: options)
+            result = try box.compact { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
         } catch {
+            bar?.clear()
             printError(explain(error))
             throw ExitCode(ExitStatus.failure)
-        }
-        defer { try? box.close() }
-        let bar = isatty(2) != 0 ? ProgressBar() : nil
-        let result = try engine { () throws(BoxwoodError) in
-            try box.compact { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
         }
         bar?.finish()
         if json {
@@ -48,25 +44,6 @@ struct Compact: ParsableCommand {
         } else {
             print("compacted \(db): \(formatBytes(result.bytesBefore)) -> \(formatBytes(result.bytesAfter)) (\(result.entries) entries, \(result.freePagesBefore) free pages before)")
         }
-    }
-}
-
-/// A one-line progress bar redrawn in place on stderr.
-final class ProgressBar {
-    private var lastPercent = -1
-
-    func show(done: Int, total: Int) {
-        let percent = total > 0 ? min(100, done * 100 / total) : 100
-        if percent == lastPercent { return }
-        lastPercent = percent
-        let width = 40
-        let filled = percent * width / 100
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        writeAll(2, "\r[\(bar)] \(percent)% \(done)/\(total) entries")
-    }
-
-    func finish() {
-        if lastPercent >= 0 { writeAll(2, "\n") }
     }
 }
 

@@ -11,7 +11,8 @@ import BoxwoodStore
 /// Tables come in ascending id order, entries in key order. A binary key is lowercase hex, an int64 key a
 /// signed decimal integer; the value is lowercase hex (empty for a zero-length value). Only tables that exist
 /// in the engine are listed: a table exists from its first write on, and keeps existing (with a header line
-/// and no entries) after all its keys are removed. The database is opened read-only.
+/// and no entries) after all its keys are removed. The database is opened read-only. When stderr is a
+/// terminal and stdout is not, a progress bar (entries) shows on stderr.
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write every table as text (the format `load` reads).",
@@ -29,6 +30,12 @@ struct Dump: ParsableCommand {
             printError("\(db) has no table \(table)")
             throw ExitCode(ExitStatus.failure)
         }
+        // Progress (entries) on a terminal's stderr, unless the dump itself scrolls on the terminal.
+        let bar = ProgressBar.onTerminal(unit: .entries, unlessStdoutIsTerminal: true)
+        let total = bar == nil ? 0 : try engine { () throws(BoxwoodError) in
+            try box.tableStatistics().filter { table == nil || $0.id == table }.reduce(0) { $0 + $1.entries }
+        }
+        var done = 0
         let out = OutputBuffer()
         out.write(DumpText.header + "\n")
         for t in tables where table == nil || t.id == table {
@@ -40,6 +47,8 @@ struct Dump: ParsableCommand {
                         out.writeByte(9)
                         out.writeHex(value.bytes)
                         out.writeByte(10)
+                        done += 1
+                        if done & 4095 == 0 { bar?.show(done: done, total: total) }
                         return out.error == nil
                     })
                 }
@@ -50,6 +59,8 @@ struct Dump: ParsableCommand {
                         out.writeByte(9)
                         out.writeHex(value.bytes)
                         out.writeByte(10)
+                        done += 1
+                        if done & 4095 == 0 { bar?.show(done: done, total: total) }
                         return out.error == nil
                     })
                 }
@@ -57,6 +68,7 @@ struct Dump: ParsableCommand {
             if out.error != nil { break }
         }
         out.flush()
+        if out.error == nil { bar?.finish() }
         if let error = out.error {
             printError(error.message)
             throw ExitCode(ExitStatus.failure)

@@ -25,7 +25,8 @@ enum DurabilityOption: String, ExpressibleByArgument, CaseIterable {
 /// Commits every `--batch` entries and at the end, printing `committed <entries so far>` after each commit.
 /// A table line with no entries still creates the (empty) table, so dump → load → dump is the identity.
 /// On malformed input the message names the line, the open transaction is aborted (nothing after the
-/// last `committed` line is applied) and the exit code is 2.
+/// last `committed` line is applied) and the exit code is 2. When stderr is a terminal, a progress line shows
+/// the bytes read (with a bar when stdin is a file) and the entries loaded.
 struct Load: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read a dump (see `dump`) from stdin into a database.",
@@ -59,16 +60,12 @@ struct Load: ParsableCommand {
             printError("stdin line 1: " + (headerOK == nil ? "empty input; " : "") + "expected the header line '\(DumpText.header)'")
             throw ExitCode(ExitStatus.badInput)
         }
-        let box: ValueBox
-        do {
-            var options = ValueBoxOptions(durability: durability.durability)
-            options.lockTimeout = lockTimeout
-            box = try ValueBox(path: db, options: options)
-        } catch {
-            printError(explain(error))
-            throw ExitCode(ExitStatus.failure)
-        }
+        var options = ValueBoxOptions(durability: durability.durability)
+        options.lockTimeout = lockTimeout
+        let box = try openWritable(db, options: options)
         var loader = Loader(box: box, batch: batch)
+        loader.bar = ProgressBar.onTerminal(unit: .bytes)
+        loader.inputSize = reader.remainingFileSize.map { $0 + reader.bytesRead }
         var failure: Failure? = nil
         do throws(Failure) {
             try loader.run(reader)
@@ -104,6 +101,9 @@ struct Loader {
     var committedOnce = false
     var keyBytes: [UInt8] = []
     var valueBytes: [UInt8] = []
+    /// Progress on a terminal's stderr: bytes of stdin read (of `inputSize` when stdin is a file).
+    var bar: ProgressBar? = nil
+    var inputSize: Int? = nil
 
     init(box: ValueBox, batch: Int) {
         self.box = box
@@ -135,6 +135,9 @@ struct Loader {
         var failure: Load.Failure? = nil
         while failure == nil, let result = reader.nextLine({ line -> Load.Failure? in
             do throws(Load.Failure) { try handle(line, number: reader.lineNumber) } catch { return error }
+            if let bar, reader.lineNumber & 1023 == 0 {
+                bar.show(done: reader.bytesRead, total: inputSize, detail: "\(total) entries")
+            }
             return nil
         }) {
             failure = result
@@ -144,6 +147,7 @@ struct Loader {
             throw Load.Failure(message: "reading stdin failed: \(String(cString: strerror(code))) (errno \(code))", code: ExitStatus.failure)
         }
         if dirty || !committedOnce { try commit(line: nil, reopen: false) }
+        bar?.clear()
         box.abort()
     }
 
@@ -233,6 +237,7 @@ struct Loader {
         committedOnce = true
         dirty = false
         sinceCommit = 0
+        bar?.clear()
         print("committed \(total)")
         flushStdout()
         guard reopen else { return }

@@ -129,6 +129,8 @@ final class LineReader {
     private(set) var lineNumber = 0
     /// A read error (errno), if reading failed.
     private(set) var readErrno: Int32? = nil
+    /// Bytes read from the file descriptor so far.
+    private(set) var bytesRead = 0
 
     init(fd: Int32 = 0) {
         self.fd = fd
@@ -136,6 +138,14 @@ final class LineReader {
     }
 
     deinit { buffer.deallocate() }
+
+    /// The bytes left to read when the descriptor is a regular file (stdin redirected from a file), else nil.
+    var remainingFileSize: Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let position = lseek(fd, 0, SEEK_CUR)
+        return position < 0 ? nil : max(0, Int(info.st_size) - Int(position))
+    }
 
     /// Calls `body` with the next line; returns false at end of input (or on a read error).
     func nextLine<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
@@ -179,6 +189,7 @@ final class LineReader {
                 eof = true
             } else {
                 end += r
+                bytesRead += r
             }
         }
     }

@@ -47,8 +47,12 @@ enum CLI {
     }
 
     /// Runs `boxwood args...` with `stdin` as standard input; stdout and stderr are captured via files.
-    static func run(_ args: [String], stdin: Data = Data()) throws -> CLIResult {
-        guard let binary else {
+    /// `executable` runs another program instead (with `args`); `stderr` replaces the stderr file (the result's
+    /// `stderr` is then empty); `environment` adds variables; `whileRunning` is called every few milliseconds
+    /// until the process exits.
+    static func run(_ args: [String], stdin: Data = Data(), executable: URL? = nil, stderr: FileHandle? = nil,
+                    environment: [String: String] = [:], whileRunning: (() -> Void)? = nil) throws -> CLIResult {
+        guard let binary = executable ?? binary else {
             Issue.record("the boxwood executable was not found; run `swift build` before `swift test` (or set BOXWOOD_BIN)")
             throw CLIError.missingBinary
         }
@@ -61,7 +65,7 @@ enum CLI {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let input = try FileHandle(forReadingFrom: inURL)
         let output = try FileHandle(forWritingTo: outURL)
-        let errors = try FileHandle(forWritingTo: errURL)
+        let errors = try stderr ?? FileHandle(forWritingTo: errURL)
         defer {
             try? input.close()
             try? output.close()
@@ -73,7 +77,16 @@ enum CLI {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         try process.run()
+        if let whileRunning {
+            while process.isRunning {
+                whileRunning()
+                usleep(5_000)
+            }
+        }
         process.waitUntilExit()
         return CLIResult(
             status: process.terminationStatus,

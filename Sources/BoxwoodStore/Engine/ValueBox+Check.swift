@@ -11,13 +11,21 @@ public struct CheckReport: Sendable, Equatable {
     public var isOK: Bool { problems.isEmpty }
 }
 
+/// How far a ``ValueBox/check(progress:)`` has got.
+public struct CheckProgress: Sendable, Equatable {
+    /// Pages read and verified so far.
+    public let pagesChecked: Int
+    /// Pages in the data file (uncheckpointed pages are checked too, so `pagesChecked` may end above it).
+    public let pagesTotal: Int
+}
+
 /// Integrity check: every checksum, key order within and across pages, uniform leaf depth, overflow chains,
 /// LZ4 payloads, per-table counts, and page accounting (every page of the file is exactly one of: meta,
 /// tree, overflow, catalog, freelist, free).
 extension ValueBox {
     /// Verifies the whole database. Problems are reported, not thrown; a thrown error means the check
-    /// itself could not run (closed box, I/O error).
-    public func check() throws(BoxwoodError) -> CheckReport {
+    /// itself could not run (closed box, I/O error). `progress` is called every 256 pages and at the end.
+    public func check(progress: ((CheckProgress) -> Void)? = nil) throws(BoxwoodError) -> CheckReport {
         let pinned = try enterRead()
         defer { exitRead(pinned) }
         var report = CheckReport()
@@ -35,7 +43,8 @@ extension ValueBox {
 
         for id in tables.keys.sorted() {
             let state = tables[id]!
-            checkTree(name: "table \(id)", root: state.root, keyType: state.keyType, expected: state, report: &report, claim: claim)
+            checkTree(name: "table \(id)", root: state.root, keyType: state.keyType, expected: state, report: &report, claim: claim,
+                      progress: progress)
         }
         for page in catalogPages { claim(page, "catalog", &report) }
         if meta.catalogRoot != 0 {
@@ -52,11 +61,13 @@ extension ValueBox {
             report.problems.append("\(missing.count) page(s) are neither used nor free (leaked), first: \(missing.prefix(8).map(String.init).joined(separator: ", "))")
         }
         if report.problems.count > 200 { report.problems = Array(report.problems.prefix(200)) + ["(more problems not shown)"] }
+        progress?(CheckProgress(pagesChecked: report.pagesChecked, pagesTotal: Int(pager.pageCount)))
         return report
     }
 
     private func checkTree(name: String, root: PageRef, keyType: ValueBoxKeyType, expected: TableState,
-                           report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Void) {
+                           report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Void,
+                           progress: ((CheckProgress) -> Void)?) {
         var entries = 0
         var bytes = 0
         var leafDepth: Int? = nil
@@ -71,6 +82,9 @@ extension ValueBox {
                 report.problems.append("\(name): \(error)"); continue
             }
             report.pagesChecked += 1
+            if let progress, report.pagesChecked & 255 == 0 {
+                progress(CheckProgress(pagesChecked: report.pagesChecked, pagesTotal: Int(pager.pageCount)))
+            }
             let type = Node.type(p)
             guard type == PageType.branch.rawValue || type == PageType.leaf.rawValue else {
                 report.problems.append("\(where_): expected a tree page, found type \(type)"); continue

@@ -1,0 +1,85 @@
+import Boxwood
+import BoxwoodSync
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Text formatting shared by `search` and `history`.
+enum MessageFormat {
+    /// A message date (seconds since 1970) in ISO 8601, UTC: `2026-11-23T17:00:01Z`.
+    static func date(_ seconds: Int32) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else { return "\(seconds)" }
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// Message text on one line: newlines, carriage returns and tabs as `\n`, `\r`, `\t`, other control
+    /// characters as `\u{…}`.
+    static func oneLine(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    /// A message id for display: `#17` for a cloud message, `local#5` for one not yet sent, `ns<n>#<id>`
+    /// for another namespace.
+    static func label(namespace: MessageId.Namespace, id: MessageId.Id) -> String {
+        switch namespace {
+        case SyncNamespaces.cloudMessages: return "#\(id)"
+        case SyncNamespaces.localMessages: return "local#\(id)"
+        default: return "ns\(namespace)#\(id)"
+        }
+    }
+
+    /// The name of a stored peer: a user's display name, a chat's title; nil for other peer types.
+    static func name(of peer: (any Peer)?) -> String? {
+        if let user = peer as? SyncUser { return user.displayName }
+        if let chat = peer as? SyncChat { return chat.title }
+        return nil
+    }
+
+    /// The kind of chat a peer namespace holds in the sync layer.
+    static func kind(of peerId: PeerId) -> String {
+        switch peerId.namespace {
+        case SyncNamespaces.user: return "user"
+        case SyncNamespaces.group: return "group"
+        case SyncNamespaces.channel: return "channel"
+        case SyncNamespaces.secretChat: return "secret chat"
+        default: return "namespace \(peerId.namespace.rawValue)"
+        }
+    }
+}
+
+/// Peer names looked up once per transaction.
+final class PeerNames {
+    private let transaction: Transaction
+    private var cache: [PeerId: String?] = [:]
+
+    init(_ transaction: Transaction) { self.transaction = transaction }
+
+    /// The peer's name when it is stored as a ``SyncUser`` or ``SyncChat``, else nil.
+    func name(_ peerId: PeerId) throws -> String? {
+        if let known = cache[peerId] { return known }
+        let name = MessageFormat.name(of: try transaction.getPeer(peerId))
+        cache[peerId] = name
+        return name
+    }
+}
