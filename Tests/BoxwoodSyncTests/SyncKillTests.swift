@@ -395,7 +395,16 @@ struct SyncKillRun {
         totals.addSends(requested: requested.count, acknowledged: acknowledged.count, appliedUnacknowledged: appliedUnacknowledged, reads: reads)
         print("sync kill: seed \(seed): \(requested.count) sends (\(acknowledged.count) acknowledged, \(appliedUnacknowledged) applied "
               + "without ack), \(reads) reads, \(report), \(report.messagesCompared) messages compared, \(report.holes) holes left")
-        if !problems.isEmpty { print("sync kill: seed \(seed) FAILED (database kept at \(databasePath)): \(problems.prefix(5))") }
+        if !problems.isEmpty {
+            print("sync kill: seed \(seed) FAILED (database kept at \(databasePath)): \(problems.prefix(5))")
+            // What the client missed: its cursor and, for each channel behind, the events it lacks.
+            print("sync kill: seed \(seed): local cursor \(String(describing: local.cursor)), server \(snapshot.state)")
+            for (channelId, pts) in snapshot.channelPts.sorted(by: { $0.key < $1.key }) {
+                guard let localPts = local.chats[channelId]?.channelPts, localPts != pts else { continue }
+                let missed = try? await server.getChannelDifference(channelId: channelId, pts: localPts, limit: 20)
+                print("sync kill: seed \(seed): channel \(channelId) at \(localPts), server \(pts), missed: \(String(describing: missed).prefix(1_500))")
+            }
+        }
         directory.keep = !problems.isEmpty
         return problems
     }
