@@ -24,7 +24,7 @@ import Darwin
 //
 // Run `swift build --build-tests` first: the test runs the built boxwood-sync-child (BOXWOOD_SYNC_CHILD overrides
 // its location). BOXWOOD_SYNC_KILL_SEEDS sets the number of seeds (default 4), BOXWOOD_SYNC_KILL_SEED runs one
-// seed, BOXWOOD_SYNC_KILL_CYCLES the kills per seed (default 5). Kill timing is not deterministic; the seed fixes
+// seed, BOXWOOD_SYNC_KILL_CYCLES the kills per seed (default 8). Kill timing is not deterministic; the seed fixes
 // the world, the traffic, the plans and the texts.
 
 @Suite("Sync kill and restart", .serialized, .timeLimit(.minutes(10)))
@@ -69,7 +69,7 @@ struct SyncKillTests {
         }
         ignoreBrokenPipeSignals()
         let environment = ProcessInfo.processInfo.environment
-        let cycles = max(1, environment["BOXWOOD_SYNC_KILL_CYCLES"].flatMap(Int.init) ?? 5)
+        let cycles = max(1, environment["BOXWOOD_SYNC_KILL_CYCLES"].flatMap(Int.init) ?? 8)
         let seeds: [UInt64]
         if let single = environment["BOXWOOD_SYNC_KILL_SEED"].flatMap(UInt64.init) {
             seeds = [single]
