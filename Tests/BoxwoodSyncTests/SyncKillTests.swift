@@ -61,6 +61,41 @@ struct SyncKillTests {
         #expect(try decoder.decode(PeerId.self, from: encoder.encode(channel)) == channel)
     }
 
+    @Test("the process transport in one process: answers, pushes, commands, and .disconnected once the parent is gone")
+    func pipeTransportInProcess() async throws {
+        ignoreBrokenPipeSignals()
+        let server = SimulatedServer(configuration: SimulatedServerConfiguration(seed: 7, users: 3, groups: 1, channels: 1, secretChats: 0))
+        let toChild = try SyncChild.makePair()
+        let fromChild = try SyncChild.makePair()
+        let host = PipeServerHost(server: server, input: fromChild[0], output: toChild[0])
+        host.start()
+        let transport = PipeTransport(input: toChild[1], output: fromChild[1])
+        #expect(try await transport.getState() == server.snapshot().state)
+        let dialogs = try await transport.getDialogs()
+        #expect(dialogs == (try await server.getDialogs()))
+        let pushes = await transport.connect()
+        var iterator = pushes.makeAsyncIterator()
+        #expect(await iterator.next() == .newSession)
+        server.generate(events: 3)
+        #expect(await iterator.next() != nil)
+        async let reply = host.command(.quiesce)
+        for await command in transport.commands {
+            #expect(command.command == .quiesce)
+            transport.reply(to: command.id, .quiet)
+            break
+        }
+        #expect(await reply == .quiet)
+        #expect(host.requestsServed[.getState] == 1)
+        // The parent goes away: requests fail with .disconnected, the push stream and the commands end.
+        shutdown(toChild[0], Int32(SHUT_RDWR))
+        shutdown(fromChild[0], Int32(SHUT_RDWR))
+        await host.waitUntilClosed()
+        await #expect(throws: SyncTransportError.disconnected) { try await transport.getState() }
+        while await iterator.next() != nil {}
+        #expect(!transport.isConnected)
+        #expect(await host.command(.exit) == nil)
+    }
+
     @Test("a client SIGKILLed mid-sync and restarted converges, nothing lost or duplicated (BOXWOOD_SYNC_KILL_SEEDS)")
     func killedClientConverges() async throws {
         guard let executable = SyncChild.locate("boxwood-sync-child") else {
@@ -520,7 +555,7 @@ final class SyncChild: @unchecked Sendable {
 
     /// A connected pair of descriptors, both close-on-exec (children spawned concurrently must not inherit them,
     /// or the end of file that tells a child's death would never come).
-    private static func makePair() throws(SyncChildError) -> [Int32] {
+    static func makePair() throws(SyncChildError) -> [Int32] {
         var fds: [Int32] = [0, 0]
         #if os(Linux)
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
