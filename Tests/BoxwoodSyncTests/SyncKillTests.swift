@@ -137,7 +137,7 @@ enum SyncKillPlan: CustomStringConvertible {
     /// Right after the `nth` send command was issued, plus a pause (before or after the child queued it).
     case duringSend(nth: Int, pauseMicroseconds: Int)
 
-    static func random(resets: Bool, using random: inout some RandomNumberGenerator) -> SyncKillPlan {
+    static func random(using random: inout some RandomNumberGenerator) -> SyncKillPlan {
         let pause = Int.random(in: 0...3_000, using: &random)
         switch Int.random(in: 0..<10, using: &random) {
         case 0..<3:
@@ -346,7 +346,7 @@ struct SyncKillRun {
             // Offline traffic: the next child starts behind (slices, tooLong with the tiny limits).
             server.generate(events: Int.random(in: 0...30, using: &random))
             if resets, Bool.random(using: &random) { server.generateBurst(messages: Int.random(in: 10...30, using: &random)) }
-            let plan = SyncKillPlan.random(resets: resets, using: &random)
+            let plan = SyncKillPlan.random(using: &random)
             let killSwitch = KillSwitch(plan: plan)
             let stderrPath = directory.path + "/child-\(cycle).stderr"
             let child = try SyncChild(executable: executable, arguments: arguments, stderrPath: stderrPath, server: server,
