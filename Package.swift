@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "BoxwoodSync", dependencies: ["Boxwood"]),
         // A deterministic simulated server (with a fault layer) for testing the sync engine.
         .target(name: "BoxwoodSyncSimulator", dependencies: ["BoxwoodSync"]),
+        // A sync client in its own process, over the simulator's process transport (the kill-and-restart sync test).
+        .executableTarget(name: "boxwood-sync-child", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
         .executableTarget(
             name: "boxwood",
             dependencies: [
@@ -63,7 +65,7 @@ let package = Package(
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["BoxwoodSyncSimulator"]),
-        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator"]),
+        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child", "boxwood-process-child"]),
     ]
 )

@@ -36,29 +36,31 @@ extension ServerState {
         }
         let date = tick()
         let answer: ApiUpdates
+        let message: ApiMessage
         switch peerId.namespace {
         case SyncNamespaces.user, SyncNamespaces.group:
             precondition(users[peerId] != nil || chatInfos[peerId] != nil, "sendMessage to unknown peer \(peerId)")
-            let message = createCommonBoxMessage(peerId: peerId, fromId: accountPeerId, outgoing: true, text: text,
+            message = createCommonBoxMessage(peerId: peerId, fromId: accountPeerId, outgoing: true, text: text,
                                                  date: date, randomId: randomId)
             _ = recordPtsEvent(date: date) { .newMessage(message, pts: $0, ptsCount: 1) }
             answer = .updateShortSentMessage(id: message.id, pts: pts, ptsCount: 1, date: date)
         case SyncNamespaces.channel:
             precondition(channelPts[peerId] != nil, "sendMessage to unknown channel \(peerId)")
-            let message = createChannelMessage(channelId: peerId, fromId: accountPeerId, outgoing: true, text: text,
+            message = createChannelMessage(channelId: peerId, fromId: accountPeerId, outgoing: true, text: text,
                                                date: date, randomId: randomId)
             let update = recordChannelEvent(channelId: peerId, date: date) { .newChannelMessage(message, pts: $0, ptsCount: 1) }
             answer = .updates(updates: [.messageId(id: message.id, randomId: randomId), update], users: [], chats: [],
                               date: date, seq: 0)
         case SyncNamespaces.secretChat:
             precondition(secretChatPartners[peerId] != nil, "sendMessage to unknown secret chat \(peerId)")
-            let message = createSecretChatMessage(chatId: peerId, outgoing: true, text: text, date: date, randomId: randomId)
+            message = createSecretChatMessage(chatId: peerId, outgoing: true, text: text, date: date, randomId: randomId)
             answer = .updates(updates: [.messageId(id: message.id, randomId: randomId)], users: [], chats: [],
                               date: date, seq: 0)
         default:
             preconditionFailure("sendMessage to unknown peer \(peerId)")
         }
         mutationAnswers[mutation] = .sent(answer)
+        sentMessages.append(message)
         return answer
     }
 

@@ -96,6 +96,8 @@ struct ServerState {
     var mutationAnswers: [ClientMutationId: MutationAnswer]
     /// Incoming messages created since the simulation started, by chat.
     var createdIncoming: [PeerId: Set<Int32>]
+    /// The messages sendMessage created (once per applied mutation), as created, in order.
+    var sentMessages: [ApiMessage] = []
 
     // Pushes.
     /// The current push stream (nil: disconnected).

@@ -83,6 +83,12 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         withState { $0.createdIncoming }
     }
 
+    /// Every message `sendMessage` created (one per applied mutation; repeats of a mutation create none), as it
+    /// was created, in order — including messages edited or deleted later.
+    public func messagesSent() -> [ApiMessage] {
+        withState { $0.sentMessages }
+    }
+
     // MARK: SyncTransport
 
     /// The current cursor (`date`: the logical clock).

@@ -3,16 +3,18 @@ import BoxwoodSync
 import BoxwoodSyncSimulator
 import Foundation
 
-/// A temporary directory removed when the value is dropped.
+/// A temporary directory removed when the value is dropped (unless ``keep`` is set).
 final class SyncTemporaryDirectory {
     let path: String
+    /// Keep the directory (for inspecting a failure).
+    var keep = false
 
     init() {
         path = NSTemporaryDirectory() + "boxwood-sync-\(UUID().uuidString)"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit { if !keep { try? FileManager.default.removeItem(atPath: path) } }
 }
 
 /// SplitMix64: the tests' own seeded generator.

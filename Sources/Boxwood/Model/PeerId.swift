@@ -99,3 +99,15 @@ public struct PeerId: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(namespace.rawValue):\(id.rawValue)" }
 }
+
+/// A peer id is encoded as its packed Int64 (``PeerId/toInt64()``).
+extension PeerId: Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(Int64.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(toInt64())
+    }
+}

@@ -17,7 +17,7 @@ public enum SyncNamespaces {
 }
 
 /// A message as the server describes it.
-public struct ApiMessage: Hashable, Sendable {
+public struct ApiMessage: Hashable, Sendable, Codable {
     /// The server id: account-wide for users and groups, per channel for channels, per secret chat for secret chats.
     public var id: Int32
     /// The chat the message is in.
@@ -50,7 +50,7 @@ public struct ApiMessage: Hashable, Sendable {
 }
 
 /// A user as the server describes it.
-public struct ApiUser: Hashable, Sendable {
+public struct ApiUser: Hashable, Sendable, Codable {
     public var id: PeerId
     public var firstName: String
     public var lastName: String
@@ -65,7 +65,7 @@ public struct ApiUser: Hashable, Sendable {
 }
 
 /// A group or channel as the server describes it.
-public struct ApiChat: Hashable, Sendable {
+public struct ApiChat: Hashable, Sendable, Codable {
     public var id: PeerId
     public var title: String
 
@@ -76,13 +76,13 @@ public struct ApiChat: Hashable, Sendable {
 }
 
 /// Whether a user is online.
-public enum ApiUserStatus: Hashable, Sendable {
+public enum ApiUserStatus: Hashable, Sendable, Codable {
     case online(expires: Int32)
     case offline(wasOnline: Int32)
 }
 
 /// A message of a secret chat (delivered through qts).
-public struct ApiEncryptedMessage: Hashable, Sendable {
+public struct ApiEncryptedMessage: Hashable, Sendable, Codable {
     /// The secret chat (namespace ``SyncNamespaces/secretChat``).
     public var chatId: PeerId
     /// The message's id inside the secret chat (assigned by the server in order).
@@ -101,7 +101,7 @@ public struct ApiEncryptedMessage: Hashable, Sendable {
 }
 
 /// The account's update cursor on the server.
-public struct ApiUpdatesState: Hashable, Sendable {
+public struct ApiUpdatesState: Hashable, Sendable, Codable {
     public var pts: Int32
     public var qts: Int32
     public var date: Int32
@@ -116,7 +116,7 @@ public struct ApiUpdatesState: Hashable, Sendable {
 }
 
 /// One chat of the dialog list: its newest message and read state (and, for a channel, its pts).
-public struct ApiDialog: Hashable, Sendable {
+public struct ApiDialog: Hashable, Sendable, Codable {
     public var peerId: PeerId
     /// The newest message id (0: the chat is empty).
     public var topMessage: Int32
@@ -141,7 +141,7 @@ public struct ApiDialog: Hashable, Sendable {
 }
 
 /// Identifies one outbound mutation of one client installation; the server applies each at most once.
-public struct ClientMutationId: Hashable, Sendable, CustomStringConvertible {
+public struct ClientMutationId: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The installation (random, persisted with the database).
     public var clientId: Int64
     /// Monotonic per installation, persisted before the request is sent.

@@ -1,7 +1,7 @@
 import Boxwood
 
 /// One update of the slice of the update API Boxwood implements.
-public enum ApiUpdate: Hashable, Sendable {
+public enum ApiUpdate: Hashable, Sendable, Codable {
     // pts (the account's common message box)
     case newMessage(ApiMessage, pts: Int32, ptsCount: Int32)
     case editMessage(ApiMessage, pts: Int32, ptsCount: Int32)
@@ -64,7 +64,7 @@ public enum ApiUpdate: Hashable, Sendable {
 }
 
 /// The seven formats a server pushes updates in (Telegram's `Updates`).
-public enum ApiUpdates: Hashable, Sendable {
+public enum ApiUpdates: Hashable, Sendable, Codable {
     /// A batch with its own seq (`seq == 0`: not ordered by seq).
     case updates(updates: [ApiUpdate], users: [ApiUser], chats: [ApiChat], date: Int32, seq: Int32)
     /// Several batches merged: they cover seq `seqStart...seq`.
@@ -82,7 +82,7 @@ public enum ApiUpdates: Hashable, Sendable {
 }
 
 /// The answer to `getDifference`.
-public enum ApiDifference: Hashable, Sendable {
+public enum ApiDifference: Hashable, Sendable, Codable {
     /// Nothing new.
     case empty(date: Int32, seq: Int32)
     /// Everything since the given cursor; `state` is the new cursor.
@@ -96,7 +96,7 @@ public enum ApiDifference: Hashable, Sendable {
 }
 
 /// The answer to `getChannelDifference`.
-public enum ApiChannelDifference: Hashable, Sendable {
+public enum ApiChannelDifference: Hashable, Sendable, Codable {
     case empty(final: Bool, pts: Int32)
     case difference(final: Bool, pts: Int32, newMessages: [ApiMessage], otherUpdates: [ApiUpdate], chats: [ApiChat], users: [ApiUser])
     /// Too far behind: the dialog (with the channel's current pts) and its newest messages; the rest is a hole.
@@ -104,7 +104,7 @@ public enum ApiChannelDifference: Hashable, Sendable {
 }
 
 /// The answer to `getDialogs`: every chat with its newest message.
-public struct ApiDialogs: Hashable, Sendable {
+public struct ApiDialogs: Hashable, Sendable, Codable {
     public var dialogs: [ApiDialog]
     public var messages: [ApiMessage]
     public var chats: [ApiChat]
@@ -121,7 +121,7 @@ public struct ApiDialogs: Hashable, Sendable {
 }
 
 /// The answer to `readHistory`: for users and groups the pts the read took (channels: pts nil).
-public struct ApiAffectedMessages: Hashable, Sendable {
+public struct ApiAffectedMessages: Hashable, Sendable, Codable {
     public var pts: Int32?
     public var ptsCount: Int32
 

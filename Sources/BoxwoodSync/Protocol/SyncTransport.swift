@@ -1,7 +1,7 @@
 import Boxwood
 
 /// Why a request failed; every one of them is retried by the caller with backoff.
-public enum SyncTransportError: Error, Hashable, Sendable {
+public enum SyncTransportError: Error, Hashable, Sendable, Codable {
     /// The connection dropped before the answer arrived (the request may or may not have been applied).
     case disconnected
     /// No answer in time (the request may or may not have been applied).
@@ -11,7 +11,7 @@ public enum SyncTransportError: Error, Hashable, Sendable {
 }
 
 /// What the push connection delivers.
-public enum SyncPushEvent: Hashable, Sendable {
+public enum SyncPushEvent: Hashable, Sendable, Codable {
     /// Updates pushed by the server.
     case updates(ApiUpdates)
     /// A new server session: pushes may have been lost, so the client polls getDifference.

@@ -1,0 +1,246 @@
+import Boxwood
+import BoxwoodSync
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The wire protocol between a sync client in a child process and the simulated server in its parent.
+//
+// Two byte streams: the child writes to its stdout, the parent writes to the child's stdin. Each message is one
+// line: a JSON object (JSONEncoder's compact output, which never contains a raw newline) followed by "\n".
+//
+//     child → parent  ChildMessage
+//       request(id, call)      a SyncTransport call; `id` is unique per child process
+//       connect(connection)    open a push connection (the child numbers them; the newest one is current)
+//       reply(command, reply)  the answer to a parent's command
+//     parent → child  ParentMessage
+//       answer(id, result)        the answer to request `id` (a value, or a SyncTransportError)
+//       push(connection, event)   a push of connection `connection`
+//       pushEnd(connection)       the server ended that connection
+//       command(id, command)      send / read / quiesce / exit
+//
+// Either side may vanish at any moment (the parent SIGKILLs children): end of file or a failed write ends the
+// channel; the child then fails every request in flight with `.disconnected`, the parent forgets the child.
+
+/// What the parent asks the child process to do.
+public enum ChildCommand: Codable, Hashable, Sendable {
+    /// Queue sending `text` to `peerId` (the local copy is dated `date`); replied `queued` once
+    /// `outbound.sendMessage` returned, i.e. the message and its outbound entry are committed.
+    case send(peerId: PeerId, text: String, date: Int32)
+    /// Mark `peerId` read up to `maxId`; replied `readQueued` once `outbound.markRead` returned.
+    case read(peerId: PeerId, maxId: Int32)
+    /// Settle: `waitUntilQuiet`, a difference poll, `waitUntilQuiet`; replied `quiet`.
+    case quiesce
+    /// Stop the client cleanly (the database is closed), reply `stopped` and exit with status 0.
+    case exit
+}
+
+/// The child's answer to a ``ChildCommand``.
+public enum ChildReply: Codable, Hashable, Sendable {
+    case queued
+    case readQueued
+    case quiet
+    case stopped
+    /// The command failed in the child (the description of the error).
+    case failed(String)
+}
+
+/// The kinds of requests a child makes (for hooks and counts).
+public enum PipeRequestKind: String, Codable, CaseIterable, Hashable, Sendable {
+    case getState, getDifference, getChannelDifference, getDialogs, getHistory, sendMessage, readHistory
+}
+
+/// A ``SyncTransport`` call.
+enum WireRequest: Codable, Hashable, Sendable {
+    case getState
+    case getDifference(pts: Int32, qts: Int32, date: Int32, ptsTotalLimit: Int32)
+    case getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32)
+    case getDialogs
+    case getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32)
+    case sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId)
+    case readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId)
+
+    var kind: PipeRequestKind {
+        switch self {
+        case .getState: return .getState
+        case .getDifference: return .getDifference
+        case .getChannelDifference: return .getChannelDifference
+        case .getDialogs: return .getDialogs
+        case .getHistory: return .getHistory
+        case .sendMessage: return .sendMessage
+        case .readHistory: return .readHistory
+        }
+    }
+}
+
+/// The result of a ``WireRequest``.
+enum WireAnswer: Codable, Hashable, Sendable {
+    case state(ApiUpdatesState)
+    case difference(ApiDifference)
+    case channelDifference(ApiChannelDifference)
+    case dialogs(ApiDialogs)
+    case history([ApiMessage])
+    case updates(ApiUpdates)
+    case affected(ApiAffectedMessages)
+    case failure(SyncTransportError)
+}
+
+/// A line the child writes.
+enum ChildMessage: Codable, Hashable, Sendable {
+    case request(id: Int64, call: WireRequest)
+    case connect(connection: Int64)
+    case reply(command: Int64, reply: ChildReply)
+}
+
+/// A line the parent writes.
+enum ParentMessage: Codable, Hashable, Sendable {
+    case answer(id: Int64, result: WireAnswer)
+    case push(connection: Int64, event: SyncPushEvent)
+    case pushEnd(connection: Int64)
+    case command(id: Int64, command: ChildCommand)
+}
+
+/// Ignores SIGPIPE in this process, so that writing to a vanished peer fails with EPIPE instead of killing it.
+public func ignoreBrokenPipeSignals() {
+    signal(SIGPIPE, SIG_IGN)
+}
+
+/// Writes to stderr (the child's stdout is reserved for the protocol).
+func logToStandardError(_ text: String) {
+    let bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        offset += n
+    }
+}
+
+/// One line-framed JSON channel over two file descriptors: a thread reads `input` (blocking reads) and hands each
+/// decoded line to `onMessage`; writes go through a serial queue to `output`. The channel ends once — at end of
+/// file or a read error on `input`, or a failed write on `output` — and then calls `onEnd`; later sends are
+/// dropped. The reader closes `input` when it stops; `output` is closed when the channel ends.
+final class LineChannel<Incoming: Decodable & Sendable, Outgoing: Encodable & Sendable>: @unchecked Sendable {
+    private let input: Int32
+    private let output: Int32
+    private let label: String
+    private let writeQueue: DispatchQueue
+    private let lock = NSLock()
+    private var ended = false
+    private var outputClosed = false
+    private var onEnd: (@Sendable () -> Void)?
+
+    init(input: Int32, output: Int32, label: String) {
+        self.input = input
+        self.output = output
+        self.label = label
+        writeQueue = DispatchQueue(label: "boxwood.pipe.\(label).write")
+    }
+
+    /// Whether the channel is still up.
+    var isOpen: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !ended
+    }
+
+    /// Starts the reader thread.
+    func start(onMessage: @escaping @Sendable (Incoming) -> Void, onEnd: @escaping @Sendable () -> Void) {
+        lock.lock()
+        self.onEnd = onEnd
+        lock.unlock()
+        let input = input
+        let label = label
+        let thread = Thread { [self] in
+            let decoder = JSONDecoder()
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            reading: while true {
+                let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                pending += chunk[..<n]
+                var start = 0
+                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = pending[start..<newline]
+                    start = newline + 1
+                    if line.isEmpty { continue }
+                    do {
+                        onMessage(try decoder.decode(Incoming.self, from: Data(line)))
+                    } catch {
+                        logToStandardError("[\(label)] undecodable line (\(error)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+                        break reading
+                    }
+                }
+                pending.removeSubrange(..<start)
+            }
+            close(input)
+            self.end()
+        }
+        thread.name = "boxwood.pipe.\(label).read"
+        thread.start()
+    }
+
+    /// Queues `message` for writing; false when the channel has ended.
+    @discardableResult
+    func send(_ message: Outgoing) -> Bool {
+        guard isOpen else { return false }
+        guard var encoded = try? JSONEncoder().encode(message) else {
+            logToStandardError("[\(label)] unencodable message \(message)")
+            return false
+        }
+        encoded.append(UInt8(ascii: "\n"))
+        let bytes = encoded
+        writeQueue.async { [self] in
+            if !writeAll(bytes) { end() }
+        }
+        return true
+    }
+
+    /// Waits until every queued message was written (or dropped).
+    func flush() {
+        writeQueue.sync {}
+    }
+
+    private func writeAll(_ data: Data) -> Bool {
+        lock.lock()
+        let closed = outputClosed
+        lock.unlock()
+        if closed { return false }
+        return data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(output, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    /// Ends the channel (once): later sends are dropped, `output` is closed after the writes queued so far.
+    func end() {
+        lock.lock()
+        if ended {
+            lock.unlock()
+            return
+        }
+        ended = true
+        let onEnd = onEnd
+        self.onEnd = nil
+        lock.unlock()
+        writeQueue.async { [self] in
+            lock.lock()
+            let wasClosed = outputClosed
+            outputClosed = true
+            lock.unlock()
+            if !wasClosed { close(output) }
+        }
+        onEnd?()
+    }
+}

@@ -1,0 +1,132 @@
+// boxwood-sync-child <db path> <account peer id as Int64> [--view <peer id>,<peer id>,…] [--pts-limit <n>]
+//
+// A sync client in its own process, the victim of the kill-and-restart sync test (Tests/BoxwoodSyncTests/
+// SyncKillTests.swift). It opens (or creates) the database, syncs over a PipeTransport on stdin/stdout — the
+// parent process owns the simulated server (see Sources/BoxwoodSyncSimulator/ProcessTransport/) — keeps
+// message-history views of the `--view` peers open so their holes get filled, and serves the parent's commands
+// (send, read, quiesce, exit) until `exit` or end of file on stdin. Peer ids are packed Int64s
+// (`PeerId.toInt64()`). Stdout is reserved for the protocol: anything else goes to stderr.
+//
+// Exit status: 0 after `exit` or when the parent is gone; 2 on bad arguments; 3 when the database cannot be
+// opened.
+
+import Boxwood
+import BoxwoodSync
+import BoxwoodSyncSimulator
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func log(_ text: String) {
+    FileHandle.standardError.write(Data("[sync-child \(getpid())] \(text)\n".utf8))
+}
+
+ignoreBrokenPipeSignals()
+
+// The protocol's descriptors are copies of stdin/stdout; fd 1 then points at stderr and fd 0 at /dev/null, so a
+// stray print cannot corrupt the protocol.
+let protocolInput = dup(0)
+let protocolOutput = dup(1)
+_ = dup2(2, 1)
+let devNull = open("/dev/null", O_RDONLY)
+if devNull >= 0 { _ = dup2(devNull, 0); close(devNull) }
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var viewedPeers: [PeerId] = []
+var ptsTotalLimit: Int32?
+var positional: [String] = []
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    switch argument {
+    case "--view":
+        guard let list = arguments.first else { log("--view needs a list"); exit(2) }
+        arguments.removeFirst()
+        viewedPeers = list.split(separator: ",").compactMap { Int64($0) }.map(PeerId.init)
+    case "--pts-limit":
+        guard let value = arguments.first.flatMap({ Int32($0) }) else { log("--pts-limit needs a number"); exit(2) }
+        arguments.removeFirst()
+        ptsTotalLimit = value
+    default:
+        positional.append(argument)
+    }
+}
+guard positional.count == 2, let accountRaw = Int64(positional[1]) else {
+    log("usage: boxwood-sync-child <db path> <account peer id> [--view id,id,…] [--pts-limit n]")
+    exit(2)
+}
+
+var configuration = SyncConfiguration.fast
+configuration.channelDifferenceLimit = 5
+configuration.holeFillPageSize = 10
+if let ptsTotalLimit { configuration.ptsTotalLimit = ptsTotalLimit }
+
+let transport = PipeTransport(input: protocolInput, output: protocolOutput)
+let client: SyncClient
+do {
+    client = try await SyncClient.open(path: positional[0], accountPeerId: PeerId(accountRaw), transport: transport,
+                                       configuration: configuration)
+} catch {
+    log("cannot open \(positional[0]): \(error)")
+    exit(3)
+}
+
+var viewTasks: [Task<Void, Never>] = []
+for peerId in viewedPeers {
+    let key = PostboxViewKey.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, anchor: nil, count: 15, tag: nil)
+    let stream = client.postbox.combinedView(keys: [key])
+    viewTasks.append(Task { for await _ in stream {} })
+}
+await client.start()
+log("started on \(positional[0]), viewing \(viewedPeers)")
+
+/// Stops the client and exits; a watchdog exits anyway if stopping hangs.
+@MainActor func stopAndExit(reply id: Int64?) async -> Never {
+    DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+        log("stopping hung; exiting")
+        exit(5)
+    }
+    for task in viewTasks { task.cancel() }
+    var status: Int32 = 0
+    do {
+        try await client.stop()
+    } catch {
+        log("stop failed: \(error)")
+        status = 1
+    }
+    if let id {
+        transport.reply(to: id, status == 0 ? .stopped : .failed("stop failed"))
+        transport.flush()
+    }
+    exit(status)
+}
+
+for await command in transport.commands {
+    switch command.command {
+    case let .send(peerId, text, date):
+        do {
+            _ = try await client.outbound.sendMessage(peerId: peerId, text: text, timestamp: date)
+            transport.reply(to: command.id, .queued)
+        } catch {
+            transport.reply(to: command.id, .failed("send: \(error)"))
+        }
+    case let .read(peerId, maxId):
+        do {
+            try await client.outbound.markRead(peerId: peerId, maxId: maxId)
+            transport.reply(to: command.id, .readQueued)
+        } catch {
+            transport.reply(to: command.id, .failed("read: \(error)"))
+        }
+    case .quiesce:
+        await client.waitUntilQuiet()
+        await client.manager.requestDifference()
+        await client.waitUntilQuiet()
+        transport.reply(to: command.id, .quiet)
+    case .exit:
+        await stopAndExit(reply: command.id)
+    }
+}
+log("the parent is gone")
+await stopAndExit(reply: nil)
