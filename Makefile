@@ -19,6 +19,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release --product boxwood
+	$(SWIFT) build -c release --product boxwood-sync-child
 
 # Builds everything (the CLI tests run the built `boxwood` binary), runs every test, then a smoke run of the
 # benchmark harness (every engine and workload on a few thousand keys, each result verified).
@@ -32,8 +33,10 @@ test: deps
 bench: deps
 	$(SWIFT) build -c release --product boxwood-bench && .build/release/boxwood-bench $(BENCH_ARGS)
 
+# A full sync session: simulated server, a client process syncing under faults (killed and restarted part-way),
+# live views of its database in this terminal, and a consistency verdict. DEMO_ARGS passes options.
 demo: release
-	.build/release/boxwood demo
+	.build/release/boxwood demo $(DEMO_ARGS)
 
 clean:
 	rm -rf .build demo-data

@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "BoxwoodSync", targets: ["BoxwoodSync"]),
         .library(name: "BoxwoodSyncSimulator", targets: ["BoxwoodSyncSimulator"]),
         .executable(name: "boxwood", targets: ["boxwood"]),
+        .executable(name: "boxwood-sync-child", targets: ["boxwood-sync-child"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,7 +63,7 @@ let package = Package(
             path: "Benchmarks/boxwood-bench"
         ),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
-        .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync"]),
+        .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["BoxwoodSyncSimulator"]),
         .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator", "boxwood-sync-child"]),

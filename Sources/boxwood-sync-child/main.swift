@@ -124,6 +124,8 @@ for await command in transport.commands {
         await client.manager.requestDifference()
         await client.waitUntilQuiet()
         transport.reply(to: command.id, .quiet)
+    case .statistics:
+        transport.reply(to: command.id, .statistics(await client.manager.statistics))
     case .exit:
         await stopAndExit(reply: command.id)
     }

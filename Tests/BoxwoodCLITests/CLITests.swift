@@ -314,7 +314,7 @@ import Testing
         #expect(help.output.contains("load"))
     }
 
-    @Test func smallDemoRuns() throws {
+    @Test func smallWorkloadRuns() throws {
         let dir = try TempDir()
         let data = dir.path("demo")
         let demo = try CLI.run(["workload", "--data-dir", data, "--keys", "3000", "--seed", "7"])

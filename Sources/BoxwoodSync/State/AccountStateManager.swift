@@ -89,7 +89,10 @@ public actor AccountStateManager {
         idlePollTask?.cancel()
         gapTimer?.cancel()
         gapTimer = nil
+        // Queued custom work still runs (its requests return at once now), so no caller waits forever.
+        let pending = operations
         operations.removeAll()
+        for case let .custom(body) in pending { await body() }
         await runner?.value
         eventContinuation.finish()
         resumeIdleWaiters()

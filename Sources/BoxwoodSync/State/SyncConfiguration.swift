@@ -40,7 +40,7 @@ public struct SyncConfiguration: Sendable {
 }
 
 /// What the state manager has done since it started.
-public struct SyncStatistics: Sendable, Hashable {
+public struct SyncStatistics: Sendable, Hashable, Codable {
     /// Updates applied (pushed or fetched).
     public var updatesApplied = 0
     /// Updates skipped because they were applied already.

@@ -36,6 +36,8 @@ public enum ChildCommand: Codable, Hashable, Sendable {
     case quiesce
     /// Stop the client cleanly (the database is closed), reply `stopped` and exit with status 0.
     case exit
+    /// Reply with the state manager's statistics (and the hole filler's counts folded in).
+    case statistics
 }
 
 /// The child's answer to a ``ChildCommand``.
@@ -44,6 +46,7 @@ public enum ChildReply: Codable, Hashable, Sendable {
     case readQueued
     case quiet
     case stopped
+    case statistics(SyncStatistics)
     /// The command failed in the child (the description of the error).
     case failed(String)
 }
