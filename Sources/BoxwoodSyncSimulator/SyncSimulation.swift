@@ -82,7 +82,7 @@ public enum SyncSimulation {
     /// calling `progress` after each round.
     public static func runTraffic(client: SyncClient, server: SimulatedServer, parameters: SyncSimulationParameters,
                                   random: inout some RandomNumberGenerator, progress: (Int) async -> Void = { _ in }) async throws {
-        let chats = server.snapshot().chatStates.keys.sorted().filter { $0.namespace != SyncNamespaces.secretChat }
+        let chats = server.snapshot().chatStates.keys.sorted()
         for round in 0..<parameters.rounds {
             server.generate(events: parameters.eventsPerRound)
             if !chats.isEmpty, Double.random(in: 0..<1, using: &random) < parameters.sendChance {

@@ -149,8 +149,15 @@ public actor OutboundQueue {
             // The pts step carries its content: if a reset from an older dialog list removed the copy stored
             // below, applying the step stores it again.
             ptsUpdate = .updates(updates: [.newMessage(message, pts: pts, ptsCount: ptsCount)], users: [], chats: [], date: date, seq: 0)
-        case let .updates(updates, _, _, _, _):
+        case let .updates(updates, _, _, date, _):
             for case let .newChannelMessage(message, _, _) in updates where message.randomId == operation.randomId { cloud = message }
+            if cloud == nil {
+                // Only the id (a secret chat: no pts): the server copy is the local one under that id.
+                for case let .messageId(id, randomId) in updates where randomId == operation.randomId {
+                    cloud = ApiMessage(id: id, peerId: key.peerId, fromId: accountPeerId, date: date, text: operation.text,
+                                       outgoing: true, randomId: operation.randomId)
+                }
+            }
             ptsUpdate = answer
         default:
             ptsUpdate = answer

@@ -188,6 +188,7 @@ public actor AccountStateManager {
             switch operation {
             case .pollDifference:
                 if !stopped { await pollDifference() }
+                reexamineHeldBack()
             case let .collect(groups):
                 collecting = groups
                 try? await Task.sleep(for: configuration.collectWindow)
@@ -198,12 +199,20 @@ public actor AccountStateManager {
                 if !stopped { await processGroups(groups) }
             case let .pollChannels(channels):
                 if !stopped { await pollChannels(channels) }
+                reexamineHeldBack()
             case let .custom(body):
                 await body()
             }
         }
         runner = nil
         checkIdle()
+    }
+
+    /// After a poll, updates still held back (a failed commit, a gap the poll filled) are looked at again unless
+    /// a gap timer will do it.
+    private func reexamineHeldBack() {
+        guard !heldBack.isEmpty, gapTimer == nil, !stopped else { return }
+        if !operations.contains(where: { if case .process = $0 { return true }; return false }) { enqueueBack(.process([])) }
     }
 
     private func checkIdle() {
