@@ -19,7 +19,7 @@ struct SyncSimulationTests {
             differenceSliceSize: 8 + Int(seed % 7), channelTooLongThreshold: resets ? 6 : 200, faults: .realistic))
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast
-        configuration.ptsTotalLimit = resets ? 10 : 1000
+        configuration.ptsTotalLimit = resets && seed % 2 == 0 ? 10 : 1000
         configuration.channelDifferenceLimit = 5
         configuration.holeFillPageSize = 10
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
@@ -36,8 +36,16 @@ struct SyncSimulationTests {
         parameters.rounds = 12 + Int(seed % 10)
         parameters.eventsPerRound = 4 + Int(seed % 5)
         if resets {
-            // A long offline stretch: traffic while the client cannot keep up.
-            server.generate(events: 40)
+            // A long offline stretch: traffic whose pushes are all lost, including a channel burst beyond the
+            // channel threshold, so the client must reset the common box (difference tooLong) and the channel
+            // (channel difference tooLong) and fill the rest as holes.
+            server.setFaults(SimulatedFaults(dropPush: 1))
+            if seed % 2 == 0 {
+                server.generate(events: 40)
+            } else if let channel = chats.first(where: { $0.namespace == SyncNamespaces.channel }) {
+                server.generateBurst(messages: 12, into: channel)
+            }
+            server.setFaults(.realistic)
         }
         try await SyncSimulation.runTraffic(client: client, server: server, parameters: parameters, random: &random)
         await SyncSimulation.quiesce(client: client, server: server)
