@@ -54,16 +54,16 @@ final class DemoSession: @unchecked Sendable {
         // 2. Offline.
         output.phase("offline")
         try await stop(child)
-        let backlog = 4_000
+        let backlog = 900
         server.generate(events: backlog)
-        output.log("client offline: the server moved on by \(backlog) updates")
+        output.log("client offline: the server moved on by \(backlog) updates (under pts_total_limit 1000: a difference, not a reset)")
 
         // 3. Catch-up.
         output.phase("catch-up")
         child = try spawnClient(viewing: viewed)
         let catchUpStart = DemoClock.now()
         try await showCatchUp(postbox)
-        output.log("caught up in \(fixed(DemoClock.now() - catchUpStart, 2)) s (getDifference slices of 100)")
+        output.log("caught up in \(fixed(DemoClock.now() - catchUpStart, 2)) s (the server answers getDifference in slices of 100)")
 
         // 4. Live traffic, with a SIGKILL part-way.
         output.phase("live")
