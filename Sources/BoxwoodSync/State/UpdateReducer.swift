@@ -50,6 +50,10 @@ enum UpdateReducer {
                 ptsSteps.append((pts, count))
             }
         }
+        // Each group carries the users and chats of its batch, and a held-back group carries them again: keep
+        // one of each, or re-examining held updates would grow these lists without bound.
+        users = uniqueById(users, id: \.id)
+        chats = uniqueById(chats, id: \.id)
         if !users.isEmpty { state.add(.mergeUsers(users, overwrite: false)) }
         if !chats.isEmpty { state.add(.mergeChats(chats, overwrite: false)) }
 
@@ -162,6 +166,12 @@ enum UpdateReducer {
             outcome.applied += 1
         }
         return outcome
+    }
+
+    /// The first of each id, in order.
+    static func uniqueById<T>(_ items: [T], id: (T) -> PeerId) -> [T] {
+        var seen = Set<PeerId>()
+        return items.filter { seen.insert(id($0)).inserted }
     }
 
     /// Applies one update of the common box or the secret-chat box.
