@@ -32,22 +32,7 @@ struct Workload: ParsableCommand {
 
     func run() throws {
         let dbPath = dataDir + "/db"
-        // Only a directory that a previous workload created (it holds the marker file), or an empty one, is
-        // deleted: a mistyped --data-dir must not wipe unrelated files.
-        if !isEmptyOrMissingDirectory(dataDir) && fileSize(dataDir + "/" + Workload.marker) < 0 {
-            printError("\(dataDir) exists and was not created by `boxwood workload` (no \(Workload.marker) file); refusing to delete it")
-            throw ExitCode(ExitStatus.badInput)
-        }
-        do {
-            try removeTree(dataDir)
-            if mkdir(dataDir, 0o755) != 0 { throw BoxwoodError.io(operation: "mkdir", path: dataDir, errno: errno) }
-            let fd = open(dataDir + "/" + Workload.marker, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
-            if fd < 0 { throw BoxwoodError.io(operation: "create", path: dataDir + "/" + Workload.marker, errno: errno) }
-            close(fd)
-        } catch let error as BoxwoodError {
-            printError(explain(error))
-            throw ExitCode(ExitStatus.failure)
-        }
+        try recreateScratchDirectory(dataDir, marker: Workload.marker, command: "boxwood workload")
         print("boxwood workload: \(keys) keys, \(Workload.valueSize)-byte values, \(Workload.batch)-op transactions, seed \(seed)")
         print("database: \(dbPath)")
         print("")
@@ -207,6 +192,26 @@ enum Clock {
 }
 
 /// The size of a file in bytes (-1 when missing).
+/// Deletes and recreates a directory a command keeps its scratch database in, then marks it as made by that
+/// command. Only a directory holding the marker file (made by an earlier run) or an empty one is deleted: a
+/// mistyped `--data-dir` must not wipe unrelated files (exit 2 then).
+func recreateScratchDirectory(_ path: String, marker: String, command: String) throws {
+    if !isEmptyOrMissingDirectory(path) && fileSize(path + "/" + marker) < 0 {
+        printError("\(path) exists and was not created by `\(command)` (no \(marker) file); refusing to delete it")
+        throw ExitCode(ExitStatus.badInput)
+    }
+    do {
+        try removeTree(path)
+        if mkdir(path, 0o755) != 0 { throw BoxwoodError.io(operation: "mkdir", path: path, errno: errno) }
+        let fd = open(path + "/" + marker, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        if fd < 0 { throw BoxwoodError.io(operation: "create", path: path + "/" + marker, errno: errno) }
+        close(fd)
+    } catch let error as BoxwoodError {
+        printError(explain(error))
+        throw ExitCode(ExitStatus.failure)
+    }
+}
+
 func fileSize(_ path: String) -> Int64 {
     var st = stat()
     return stat(path, &st) == 0 ? Int64(st.st_size) : -1

@@ -34,20 +34,7 @@ struct Demo: ParsableCommand {
     }
 
     func run() throws {
-        if !isEmptyOrMissingDirectory(dataDir) && fileSize(dataDir + "/" + Demo.marker) < 0 {
-            printError("\(dataDir) exists and was not created by `boxwood demo` (no \(Demo.marker) file); refusing to delete it")
-            throw ExitCode(ExitStatus.badInput)
-        }
-        do {
-            try removeTree(dataDir)
-            if mkdir(dataDir, 0o755) != 0 { throw BoxwoodError.io(operation: "mkdir", path: dataDir, errno: errno) }
-            let fd = open(dataDir + "/" + Demo.marker, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
-            if fd < 0 { throw BoxwoodError.io(operation: "create", path: dataDir + "/" + Demo.marker, errno: errno) }
-            close(fd)
-        } catch let error as BoxwoodError {
-            printError(explain(error))
-            throw ExitCode(ExitStatus.failure)
-        }
+        try recreateScratchDirectory(dataDir, marker: Demo.marker, command: "boxwood demo")
         let session = DemoSession(seed: seed, duration: duration, tui: !noTui && isatty(1) != 0, databasePath: dataDir + "/db")
         let semaphore = DispatchSemaphore(value: 0)
         let outcome = OutcomeBox()
