@@ -16,7 +16,7 @@ extension ValueBox {
         let walPath = path + "/" + ValueBox.walFileName
         let dataExisted = fileSystem.kind(of: dataPath) != nil
         if !dataExisted && readOnly { throw .notABoxwoodDatabase(path: path, reason: "no data file") }
-        let file = try fileSystem.open(dataPath, create: !readOnly, readOnly: readOnly)
+        var file = try fileSystem.open(dataPath, create: !readOnly, readOnly: readOnly)
         dataFile = file
         if !dataExisted { try fileSystem.syncDirectory(path) }
         if header == nil { try attachHeader() }
@@ -41,6 +41,13 @@ extension ValueBox {
             holdsWriterLock = true
         }
         defer { if tookLock && failure == nil { unlockWriter() } }
+        if tookLock && dataExisted {
+            // A compaction may have renamed a new file over `data` between the open above and taking the lock
+            // (it swaps files only under the lock): read the file the path names now, or its meta would not
+            // match the WAL the compaction reset.
+            file = try fileSystem.open(dataPath, create: false, readOnly: readOnly)
+            dataFile = file
+        }
         try openFromFiles(file, dataPath: dataPath, walPath: walPath)
         publishState()
         versionAtLastTransaction = lastSequence
