@@ -136,20 +136,31 @@ enum Node {
 
     /// Rewrites the cells contiguously at the end of the page.
     static func compact(_ p: UnsafeMutableRawPointer, leaf: Bool) {
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
-        defer { scratch.deallocate() }
-        scratch.copyMemory(from: p, byteCount: PageLayout.pageSize)
-        let n = count(p)
-        var start = PageLayout.pageSize
-        for i in 0..<n {
-            let off = slot(scratch, i)
-            let size = cellSize(scratch, off, leaf: leaf)
-            start -= size
-            (p + start).copyMemory(from: scratch + off, byteCount: size)
-            store16(p, PageLayout.headerSize + 2 * i, start)
+        withUnsafeTemporaryAllocation(byteCount: PageLayout.pageSize, alignment: 16) { buffer in
+            let scratch = buffer.baseAddress!
+            scratch.copyMemory(from: p, byteCount: PageLayout.pageSize)
+            let n = count(p)
+            var start = PageLayout.pageSize
+            for i in 0..<n {
+                let off = slot(scratch, i)
+                let size = cellSize(scratch, off, leaf: leaf)
+                start -= size
+                (p + start).copyMemory(from: scratch + off, byteCount: size)
+                store16(p, PageLayout.headerSize + 2 * i, start)
+            }
+            store16(p, PageLayout.cellStartOffset, start)
+            store16(p, PageLayout.fragmentedOffset, 0)
         }
-        store16(p, PageLayout.cellStartOffset, start)
-        store16(p, PageLayout.fragmentedOffset, 0)
+    }
+
+    /// Replaces the leaf cell at offset `off` with `cell` when it is no larger, in place: the slot stays, and a
+    /// shorter cell leaves its unused tail as fragmented bytes. Returns false (page unchanged) when it is larger.
+    static func replaceLeafCellInPlace(_ p: UnsafeMutableRawPointer, at off: Int, _ cell: UnsafeRawPointer, _ size: Int) -> Bool {
+        let old = leafCellSize(p, off)
+        if size > old { return false }
+        (p + off).copyMemory(from: cell, byteCount: size)
+        if size < old { store16(p, PageLayout.fragmentedOffset, fragmented(p) + old - size) }
+        return true
     }
 
     /// Makes every byte of the page that no live cell or slot uses zero: compacts away the bytes of removed

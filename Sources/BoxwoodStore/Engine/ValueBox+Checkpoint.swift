@@ -95,6 +95,7 @@ extension ValueBox {
         }
         catalogRoot = try writer.flush(catalogRoot)
         pager.commitTransaction()
+        pager.trimSparePages()
 
         // 1c. Give the free tail of the file back. Only pages free in the durable meta too, and only when no
         // reader pins an older snapshot (`reuse`): no snapshot that any value box can still read refers to
@@ -252,7 +253,9 @@ final class CheckpointWriter {
                 let child = Node.child(p, c)
                 if child.isDirtyRef { Node.setChild(p, c, try flush(child)) }
             }
-        } else {
+        } else if pager.liveBlobCount > 0 {
+            // Only a leaf written since the last checkpoint can point at a dirty blob, and only while blobs
+            // exist: without any, the cells need no look (saves a cold pass over every leaf).
             for i in 0..<Node.count(p) {
                 let off = Node.slot(p, i)
                 if let overflow = LeafValue.overflowReference(p, off), overflow.isDirtyRef {

@@ -219,9 +219,18 @@ extension ValueBox {
     private func iterate(_ cursor: inout Cursor, table: ValueBoxTable, ascending: Bool,
                          end: (UnsafeRawPointer, Int)?, limit: Int, needValue: Bool, lendValue: Bool,
                          _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
+        try withUnsafeTemporaryAllocation(byteCount: ValueBox.maxKeySize + 8, alignment: 8) { (buffer) throws(BoxwoodError) in
+            try iterate(&cursor, table: table, ascending: ascending, end: end, limit: limit, needValue: needValue,
+                        lendValue: lendValue, lastKey: buffer.baseAddress!, visit)
+        }
+    }
+
+    /// The loop of `iterate`, with `lastKey` (room for the longest key) to keep the key it lends.
+    private func iterate(_ cursor: inout Cursor, table: ValueBoxTable, ascending: Bool,
+                         end: (UnsafeRawPointer, Int)?, limit: Int, needValue: Bool, lendValue: Bool,
+                         lastKey: UnsafeMutableRawPointer,
+                         _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
         var accepted = 0
-        let lastKey = UnsafeMutableRawPointer.allocate(byteCount: ValueBox.maxKeySize + 8, alignment: 8)
-        defer { lastKey.deallocate() }
         var seen = pager.modificationCount
         while cursor.isValid {
             let (k, n) = cursor.key

@@ -182,14 +182,20 @@ extension ValueBox {
             let (index, found) = try BTree.descend(pager, root: state.root, key, keyLength, path: path)
             try BTree.touchPath(pager, root: &state.root, path: path)
             let leaf = pager.dirtyMemory(path.refs[path.refs.count - 1])
+            var replaced = false
             if found {
                 let off = Node.slot(leaf, index)
                 state.bytes -= keyLength + LeafValue.rawLength(leaf, off)
                 state.entries -= 1
                 if let overflow = LeafValue.overflowReference(leaf, off) { try pager.freeOverflow(overflow) }
-                Node.removeCell(leaf, at: index, leaf: true)
+                // An overwrite that fits in the old cell (the common case: same-size values) rewrites it
+                // where it is, instead of removing the cell and inserting it again.
+                replaced = Node.replaceLeafCellInPlace(leaf, at: off, cellBuffer, cellSize)
+                if !replaced { Node.removeCell(leaf, at: index, leaf: true) }
             }
-            try BTree.insertIntoLeaf(pager, root: &state.root, path: path, index: index, cell: cellBuffer, size: cellSize)
+            if !replaced {
+                try BTree.insertIntoLeaf(pager, root: &state.root, path: path, index: index, cell: cellBuffer, size: cellSize)
+            }
         }
         state.entries += 1
         state.bytes += keyLength + valueLength

@@ -23,8 +23,14 @@ final class Pager {
 
     @exclusivity(unchecked) private var dirtyPages: [UnsafeMutableRawPointer?] = []
     @exclusivity(unchecked) private var dirtyTxn: [UInt64] = []
-    private var freeDirtySlots: [Int] = []
-    private(set) var liveDirtyPages = 0
+    @exclusivity(unchecked) private var freeDirtySlots: [Int] = []
+    @exclusivity(unchecked) private(set) var liveDirtyPages = 0
+    /// Page buffers released by commits and checkpoints, kept for the next dirty pages instead of going back
+    /// to `malloc` (every transaction copies the pages it touches, so a write workload allocates and frees a
+    /// page buffer per touched page). At most `sparePageLimit`; trimmed after each checkpoint.
+    @exclusivity(unchecked) private var sparePages: [UnsafeMutableRawPointer] = []
+    static let sparePageLimit = 4096
+    static let sparePagesAfterCheckpoint = 512
 
     struct Blob {
         var memory: UnsafeMutableRawPointer
@@ -34,16 +40,18 @@ final class Pager {
     private var blobs: [Blob?] = []
     private var freeBlobSlots: [Int] = []
     private(set) var liveBlobBytes = 0
+    /// Dirty blobs alive; when 0, no dirty page holds a reference to one.
+    private(set) var liveBlobCount = 0
 
     // MARK: Transaction bookkeeping
 
     /// Identifier of the open (or next) transaction; dirty pages carry the id of the transaction that made them.
     @exclusivity(unchecked) private(set) var txn: UInt64 = 1
-    private var createdPages: [Int] = []
-    private var retiredPages: [Int] = []
-    private var createdBlobs: [Int] = []
-    private var retiredBlobs: [Int] = []
-    private var txnFreedDisk: [UInt64] = []
+    @exclusivity(unchecked) private var createdPages: [Int] = []
+    @exclusivity(unchecked) private var retiredPages: [Int] = []
+    @exclusivity(unchecked) private var createdBlobs: [Int] = []
+    @exclusivity(unchecked) private var retiredBlobs: [Int] = []
+    @exclusivity(unchecked) private var txnFreedDisk: [UInt64] = []
 
     /// Checkpointed pages that committed transactions stopped using. They are still referenced by the durable
     /// meta, so they become reusable only after the next checkpoint.
@@ -132,9 +140,10 @@ final class Pager {
 
     // MARK: Dirty pages
 
-    /// A new zeroed dirty page owned by the current transaction.
+    /// A new dirty page owned by the current transaction. Its bytes are unspecified: callers copy a page into
+    /// it or initialize it (and `Node.clearUnusedSpace` zeroes every unused byte before a page is written).
     func allocateDirty() -> (PageRef, UnsafeMutableRawPointer) {
-        let memory = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
+        let memory = sparePages.popLast() ?? UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
         let index: Int
         if let slot = freeDirtySlots.popLast() {
             index = slot
@@ -180,7 +189,7 @@ final class Pager {
 
     private func releaseDirty(_ index: Int) {
         if let memory = dirtyPages[index] {
-            memory.deallocate()
+            if sparePages.count < Pager.sparePageLimit { sparePages.append(memory) } else { memory.deallocate() }
             dirtyPages[index] = nil
             freeDirtySlots.append(index)
             liveDirtyPages -= 1
@@ -197,6 +206,7 @@ final class Pager {
         if let slot = freeBlobSlots.popLast() { index = slot; blobs[index] = blob } else { index = blobs.count; blobs.append(blob) }
         createdBlobs.append(index)
         liveBlobBytes += count
+        liveBlobCount += 1
         return (makeDirtyRef(index), memory)
     }
 
@@ -227,6 +237,7 @@ final class Pager {
         if let b = blobs[index] {
             b.memory.deallocate()
             liveBlobBytes -= b.count
+            liveBlobCount -= 1
             blobs[index] = nil
             freeBlobSlots.append(index)
         }
@@ -275,9 +286,15 @@ final class Pager {
         dirtyPages[ref.dirtyIndex].unsafelyUnwrapped
     }
 
+    /// Returns spare page buffers beyond `keep` to the allocator (after a checkpoint released its pages).
+    func trimSparePages(keeping keep: Int = Pager.sparePagesAfterCheckpoint) {
+        while sparePages.count > keep { sparePages.removeLast().deallocate() }
+    }
+
     /// Frees everything held in memory (after `drop` or on deinit).
     func releaseAllDirty() {
         for index in dirtyPages.indices { releaseDirty(index) }
+        trimSparePages(keeping: 0)
         for index in blobs.indices { releaseBlob(index) }
         dirtyPages.removeAll()
         dirtyTxn.removeAll()
