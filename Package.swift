@@ -22,7 +22,9 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
-        .target(name: "BoxwoodStore", dependencies: ["CLZ4", .product(name: "Atomics", package: "swift-atomics")]),
+        // A header-only prefetch hint (no library to link).
+        .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+        .target(name: "BoxwoodStore", dependencies: ["CLZ4", "CPrefetch", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "Boxwood", dependencies: ["BoxwoodStore"]),
         .target(name: "BoxwoodSync", dependencies: ["Boxwood"]),
         // A deterministic simulated server (with a fault layer) for testing the sync engine.

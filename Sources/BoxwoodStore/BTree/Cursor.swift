@@ -22,6 +22,13 @@ struct Cursor {
     /// The current cell (page pointer and cell offset).
     @inline(__always) var cell: (UnsafeRawPointer, Int) { (leaf.unsafelyUnwrapped, Node.slot(leaf.unsafelyUnwrapped, index)) }
 
+    /// Prefetches the cells of the current leaf that a walk in this direction visits next.
+    @inline(__always)
+    func prefetchRemainingCells(ascending: Bool) {
+        guard let p = leaf else { return }
+        if ascending { Node.prefetchCells(p, index..<Node.count(p)) } else { Node.prefetchCells(p, 0..<(index + 1)) }
+    }
+
     private mutating func descend(from ref: PageRef, first: Bool) throws(BoxwoodError) -> Bool {
         var ref = ref
         while true {

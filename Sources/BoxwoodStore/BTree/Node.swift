@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Accessors for branch and leaf pages (slotted pages). After the 32-byte header comes an array of `count`
 /// little-endian UInt16 slots, each the offset of a cell, in key order; cell data grows down from the end of
 /// the page. Deleted cells leave `fragmented` bytes that a compaction reclaims.
@@ -54,6 +56,18 @@ enum Node {
     @inline(__always) static func key(_ p: UnsafeRawPointer, _ i: Int, leaf: Bool) -> (UnsafeRawPointer, Int) {
         let off = slot(p, i)
         return leaf ? (p + off + leafCellHeader, leafKeyLength(p, off)) : (p + off + branchCellHeader, branchKeyLength(p, off))
+    }
+
+    /// Hints the CPU to load the cells `range` of a leaf (their first two cache lines). A walk calls this
+    /// when it enters a leaf: cells sit in insertion order, not key order, so each would otherwise be a
+    /// separate cache miss taken one after the other; hinted, the misses overlap.
+    @inline(__always)
+    static func prefetchCells(_ p: UnsafeRawPointer, _ range: Range<Int>) {
+        for i in range {
+            let off = slot(p, i)
+            boxwood_prefetch(p + off)
+            if off + 64 < PageLayout.pageSize { boxwood_prefetch(p + off + 64) }
+        }
     }
 
     // MARK: Searching

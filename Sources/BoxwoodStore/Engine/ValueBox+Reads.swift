@@ -232,7 +232,12 @@ extension ValueBox {
                          _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
         var accepted = 0
         var seen = pager.modificationCount
+        var hintedLeaf: UnsafeRawPointer? = nil
         while cursor.isValid {
+            if cursor.leaf != hintedLeaf {
+                hintedLeaf = cursor.leaf
+                cursor.prefetchRemainingCells(ascending: ascending)
+            }
             let (k, n) = cursor.key
             if let (e, en) = end {
                 let c = compareKeys(k, n, e, en)
