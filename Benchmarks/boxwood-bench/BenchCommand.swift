@@ -36,9 +36,17 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seed of every random choice (keys, values, operations).")
     var seed: UInt64 = 42
 
+    @Option(help: ArgumentHelp(
+        "Boxwood's dirty-memory checkpoint threshold in MiB (default: the library's, 64).",
+        discussion: "Shows the memory-for-write-throughput trade: a larger budget means fewer checkpoints and fewer bytes synced."))
+    var boxwoodCheckpointMemory: Int?
+
     func validate() throws {
         if quick && smoke { throw ValidationError("--quick and --smoke exclude each other") }
         if let keys, keys < 1_000 || keys > 100_000_000 { throw ValidationError("--keys must be between 1,000 and 100,000,000") }
+        if let mib = boxwoodCheckpointMemory, mib < 1 || mib > 16_384 {
+            throw ValidationError("--boxwood-checkpoint-memory must be between 1 and 16,384 MiB")
+        }
         _ = try selectedWorkloads()
         _ = try selectedEngines()
     }
@@ -49,6 +57,7 @@ struct BenchCommand: ParsableCommand {
         let sizes = BenchSizes(profile: profile, keys: keys ?? profile.defaultKeys)
         let workloads = try selectedWorkloads()
         let engines = try selectedEngines()
+        BoxwoodEngine.checkpointMemoryBytes = boxwoodCheckpointMemory.map { $0 << 20 }
         do {
             try makeDirectory(dir)
             let root = try makeScratchDirectory(in: dir)
@@ -57,6 +66,9 @@ struct BenchCommand: ParsableCommand {
             for line in MachineInfo(benchDirectory: root).lines + sizes.lines { print(line) }
             print("durability (every workload runs with normal except single-full):")
             for line in durabilityMapping { print("  " + line) }
+            if let mib = boxwoodCheckpointMemory {
+                print("  boxwood checkpointMemoryBytes = \(mib) MiB (--boxwood-checkpoint-memory; the default is 64 MiB)")
+            }
             print("timing: write workloads from the first operation to the end of close (deferred checkpoints and syncs count); read workloads after an untimed warm-up scan, without open and close")
             print("")
             let bench = Bench(sizes: sizes, root: root, seed: seed)

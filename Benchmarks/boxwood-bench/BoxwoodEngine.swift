@@ -1,11 +1,14 @@
 import BoxwoodStore
 
 /// Boxwood through its public API: `ValueBox(path:options:)` with the run's durability and default checkpoint
-/// thresholds, one `begin`/`commit` per batch, `withValue` for reads and `withRange` with a limit for scans (the
-/// engine's no-copy reads).
+/// thresholds (unless `--boxwood-checkpoint-memory` sets the dirty-memory one), one `begin`/`commit` per batch,
+/// `withValue` for reads and `withRange` with a limit for scans (the engine's no-copy reads).
 final class BoxwoodEngine: DatabaseEngine {
     static let kind = EngineKind.boxwood
     static let logFileName: String? = "wal"
+    /// `ValueBoxOptions.checkpointMemoryBytes` for every Boxwood database of the run; nil keeps the library
+    /// default. Set once from the command line before any engine opens.
+    nonisolated(unsafe) static var checkpointMemoryBytes: Int?
 
     let directory: String
     let durability: Durability
@@ -19,7 +22,9 @@ final class BoxwoodEngine: DatabaseEngine {
         self.directory = directory
         self.durability = durability
         do {
-            box = try ValueBox(path: directory, options: ValueBoxOptions(durability: durability))
+            var options = ValueBoxOptions(durability: durability)
+            if let bytes = BoxwoodEngine.checkpointMemoryBytes { options.checkpointMemoryBytes = bytes }
+            box = try ValueBox(path: directory, options: options)
         } catch {
             throw .boxwood(error)
         }
