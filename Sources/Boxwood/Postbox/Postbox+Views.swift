@@ -7,11 +7,11 @@ extension Postbox {
     /// transaction (of this Postbox, or of another process — noticed within about 10 ms by watching the shared
     /// header) that changed something the views show, and only then. Snapshots are never queued behind each
     /// other (a slow consumer gets the newest), so delivery never blocks the Postbox queue. Ending the
-    /// iteration (or cancelling its task) unregisters the views. The stream ends at once when the views cannot
-    /// be built (for example after ``close()``).
+    /// iteration (or cancelling its task) unregisters the views. The stream ends when the Postbox closes, and
+    /// at once when the views cannot be built (for example after ``close()``).
     public func combinedView(keys: [PostboxViewKey]) -> AsyncStream<CombinedView> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-            let subscription = subscribeViews(keys: keys, emit: { continuation.yield($0) }, failed: { continuation.finish() })
+            let subscription = subscribeViews(keys: keys, emit: { continuation.yield($0) }, ended: { continuation.finish() })
             continuation.onTermination = { _ in subscription.dispose() }
         }
     }
@@ -20,8 +20,8 @@ extension Postbox {
     /// transaction (of this Postbox or another process) that changed something the views show. Every snapshot
     /// is delivered, in order, on a serial queue of this subscription (never on the Postbox queue, which only
     /// enqueues it). ``Disposable/dispose()`` unregisters the views; no delivery starts after it returns. The
-    /// views stay live until then, whether or not the disposable is kept. Nothing is delivered when the views
-    /// cannot be built (for example after ``close()``).
+    /// views stay live until then, whether or not the disposable is kept, or until the Postbox closes. Nothing
+    /// is delivered when the views cannot be built (for example after ``close()``).
     public func combinedView(keys: [PostboxViewKey], onNext: @escaping @Sendable (CombinedView) -> Void) -> any Disposable {
         let delivery = DispatchQueue(label: "org.boxwood.postbox.view-delivery")
         let subscription = ViewSubscription(postbox: self)
@@ -30,7 +30,7 @@ extension Postbox {
                 guard !subscription.isDisposed else { return }
                 onNext(view)
             }
-        }, failed: {})
+        }, ended: nil)
         return subscription
     }
 
@@ -39,9 +39,9 @@ extension Postbox {
 
     /// Registers views for `keys` on the queue; `emit` gets every snapshot there.
     private func subscribeViews(keys: [PostboxViewKey], emit: @escaping @Sendable (CombinedView) -> Void,
-                                failed: @escaping @Sendable () -> Void) -> ViewSubscription {
+                                ended: (@Sendable () -> Void)?) -> ViewSubscription {
         let subscription = ViewSubscription(postbox: self)
-        subscription.start(keys: keys, emit: emit, failed: failed)
+        subscription.start(keys: keys, emit: emit, ended: ended)
         return subscription
     }
 }
@@ -62,18 +62,24 @@ final class ViewSubscription: Disposable, @unchecked Sendable {
 
     var isDisposed: Bool { lock.withLock { disposed } }
 
-    /// Builds and registers the views on the Postbox queue (unless disposed by then).
-    func start(keys: [PostboxViewKey], emit: @escaping @Sendable (CombinedView) -> Void, failed: @escaping @Sendable () -> Void) {
+    /// Builds and registers the views on the Postbox queue (unless disposed by then). `ended` runs when the
+    /// views cannot be built or registered, and when the Postbox closes while they are live.
+    func start(keys: [PostboxViewKey], emit: @escaping @Sendable (CombinedView) -> Void, ended: (@Sendable () -> Void)?) {
         Postbox.queue.async { [self] in
             guard let postbox, !isDisposed else { return }
             // Watch before the views are built: a commit of another process after that is then seen.
             postbox.watchExternalChanges()
             do {
-                registrationId = try postbox.runTransaction { tx in
-                    try postbox.viewTracker.add(keys: keys, tables: try tx.tables, emit: emit)
+                try postbox.runTransaction { tx in
+                    registrationId = try postbox.viewTracker.add(keys: keys, tables: try tx.tables, emit: emit, end: ended)
                 }
             } catch {
-                failed()
+                // The views may have been registered before the commit failed: they go with the failure.
+                if let id = registrationId {
+                    registrationId = nil
+                    postbox.viewTracker.remove(id, tables: postbox.tables)
+                }
+                ended?()
             }
         }
     }

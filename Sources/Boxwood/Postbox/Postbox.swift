@@ -74,13 +74,15 @@ public final class Postbox: @unchecked Sendable {
         try await Postbox.onQueue { try self.runTransaction(body) }
     }
 
-    /// Closes the database (checkpointing it). Later transactions throw ``PostboxError/closed``.
+    /// Closes the database (checkpointing it). Live view streams end; later transactions throw
+    /// ``PostboxError/closed``.
     public func close() async throws {
         try await Postbox.onQueue {
             if self.isClosed { return }
             self.isClosed = true
             self.externalWatcher?.cancel()
             self.externalWatcher = nil
+            self.viewTracker.endAll()
             try self.valueBox.close()
         }
     }

@@ -14,13 +14,16 @@ final class ViewTracker {
         let plainViews: [any MutablePostboxView]
         let derivedViews: [any MutablePostboxView]
         let emit: (CombinedView) -> Void
+        /// Called when the registration ends with the Postbox (not when its consumer removes it).
+        let end: (() -> Void)?
 
-        init(id: Int, views: [(PostboxViewKey, any MutablePostboxView)], emit: @escaping (CombinedView) -> Void) {
+        init(id: Int, views: [(PostboxViewKey, any MutablePostboxView)], emit: @escaping (CombinedView) -> Void, end: (() -> Void)?) {
             self.id = id
             self.views = views
             plainViews = views.filter { !$0.0.isDerived }.map(\.1)
             derivedViews = views.filter { $0.0.isDerived }.map(\.1)
             self.emit = emit
+            self.end = end
         }
 
         func snapshot() -> CombinedView {
@@ -44,21 +47,29 @@ final class ViewTracker {
     private var live: [Registration] { slots.compactMap { $0 } }
 
     /// Builds the views of `keys` from the tables, emits their first snapshot and registers them. Derived
-    /// views (holes) see the registration's own history and chat-list views.
-    func add(keys: [PostboxViewKey], tables: PostboxTables, emit: @escaping (CombinedView) -> Void) throws -> Int {
+    /// views (holes) see the registration's own history and chat-list views. `end` runs if the registration is
+    /// still live when the Postbox closes (``endAll()``).
+    func add(keys: [PostboxViewKey], tables: PostboxTables, emit: @escaping (CombinedView) -> Void,
+             end: (() -> Void)? = nil) throws -> Int {
         var views: [(PostboxViewKey, any MutablePostboxView)] = []
         let unique = Set(keys)
         for key in unique where !key.isDerived { views.append((key, try key.makeView(tables: tables, tracker: self))) }
         let id = nextId
         nextId += 1
         // Registered first with its plain views, so that its own derived views count them.
-        insert(Registration(id: id, views: views, emit: emit))
-        var all = views
-        for key in unique where key.isDerived { all.append((key, try key.makeView(tables: tables, tracker: self))) }
-        let registration = Registration(id: id, views: all, emit: emit)
-        slots[slotById[id]!] = registration
-        try refreshDerivedViews(tables: tables, except: id)
-        emit(registration.snapshot())
+        insert(Registration(id: id, views: views, emit: emit, end: end))
+        do {
+            var all = views
+            for key in unique where key.isDerived { all.append((key, try key.makeView(tables: tables, tracker: self))) }
+            let registration = Registration(id: id, views: all, emit: emit, end: end)
+            slots[slotById[id]!] = registration
+            try refreshDerivedViews(tables: tables, except: id)
+            emit(registration.snapshot())
+        } catch {
+            // Nobody gets the id: a registration left behind would stay live for good.
+            remove(id, tables: tables)
+            throw error
+        }
         return id
     }
 
@@ -96,6 +107,15 @@ final class ViewTracker {
         slots[slot] = nil
         if slots.count > 16 && slotById.count * 2 < slots.count { compact() }
         try? refreshDerivedViews(tables: tables)
+    }
+
+    /// Drops every registration and runs each one's `end` (the Postbox is closing): no view is updated or
+    /// emits afterwards.
+    func endAll() {
+        let ending = live
+        slots = []
+        slotById = [:]
+        for registration in ending { registration.end?() }
     }
 
     /// Drops the empty slots, keeping the order.
