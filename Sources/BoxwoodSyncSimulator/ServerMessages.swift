@@ -9,7 +9,7 @@ extension ServerState {
         let message = ApiMessage(id: nextMessageId, peerId: peerId, fromId: fromId, date: date, text: text,
                                  outgoing: outgoing, randomId: randomId)
         nextMessageId += 1
-        chats[peerId, default: ChatRecord()].messages[message.id] = message
+        chats[peerId, default: ChatRecord()].add(message)
         messagePeers[message.id] = peerId
         return message
     }
@@ -21,7 +21,7 @@ extension ServerState {
         channelNextMessageId[channelId] = id + 1
         let message = ApiMessage(id: id, peerId: channelId, fromId: fromId, date: date, text: text, outgoing: outgoing,
                                  randomId: randomId)
-        chats[channelId, default: ChatRecord()].messages[id] = message
+        chats[channelId, default: ChatRecord()].add(message)
         return message
     }
 
@@ -33,7 +33,7 @@ extension ServerState {
         let fromId = outgoing ? accountPeerId : secretChatPartners[chatId]!
         let message = ApiMessage(id: id, peerId: chatId, fromId: fromId, date: date, text: text, outgoing: outgoing,
                                  randomId: randomId)
-        chats[chatId, default: ChatRecord()].messages[id] = message
+        chats[chatId, default: ChatRecord()].add(message)
         return message
     }
 

@@ -64,8 +64,9 @@ extension ServerState {
         return answer
     }
 
-    /// Marks incoming messages read up to `maxId` (clamped to the chat's newest message), at most once per
-    /// `mutation` (a repeat returns the stored answer).
+    /// Marks incoming messages read up to `maxId` (clamped to the highest id the chat ever had, so a read up to
+    /// a message deleted since the client saw it keeps its position), at most once per `mutation` (a repeat
+    /// returns the stored answer).
     ///
     /// Users and groups: a pts `readHistoryInbox` event (even when the marker does not move), answered with its pts.
     /// Channels: a `readChannelInbox` channel pts event, pushed to the connected client, answered with
@@ -76,7 +77,7 @@ extension ServerState {
             return answer
         }
         guard let record = chats[peerId] else { preconditionFailure("readHistory of unknown chat \(peerId)") }
-        let newMaxId = max(record.readInboxMaxId, min(maxId, record.topMessageId))
+        let newMaxId = max(record.readInboxMaxId, min(maxId, record.highestMessageId))
         chats[peerId]!.readInboxMaxId = newMaxId
         let answer: ApiAffectedMessages
         switch peerId.namespace {

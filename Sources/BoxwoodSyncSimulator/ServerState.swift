@@ -10,6 +10,15 @@ struct ChatRecord {
 
     /// The newest message id (0: empty).
     var topMessageId: Int32 { messages.keys.max() ?? 0 }
+    /// The highest id the chat ever had. Ids are never reused, so a deleted newest message does not lower it:
+    /// a read up to that id (sent before the delete was seen) is a valid position.
+    private(set) var highestMessageId: Int32 = 0
+
+    /// Stores a new message.
+    mutating func add(_ message: ApiMessage) {
+        messages[message.id] = message
+        highestMessageId = max(highestMessageId, message.id)
+    }
 
     /// Incoming messages newer than the inbox read marker.
     var unreadCount: Int32 {

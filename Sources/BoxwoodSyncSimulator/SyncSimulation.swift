@@ -82,9 +82,7 @@ public enum SyncSimulation {
     /// calling `progress` after each round.
     public static func runTraffic(client: SyncClient, server: SimulatedServer, parameters: SyncSimulationParameters,
                                   random: inout some RandomNumberGenerator, progress: (Int) async -> Void = { _ in }) async throws {
-        // Secret chats are left out of sends: a secret-chat send takes no counter, so a reset from a dialog list
-        // fetched just before it can delete its stored copy with nothing to restore it (a known limit, seed 1188).
-        let chats = server.snapshot().chatStates.keys.sorted().filter { $0.namespace != SyncNamespaces.secretChat }
+        let chats = server.snapshot().chatStates.keys.sorted()
         for round in 0..<parameters.rounds {
             server.generate(events: parameters.eventsPerRound)
             if !chats.isEmpty, Double.random(in: 0..<1, using: &random) < parameters.sendChance {

@@ -21,7 +21,7 @@ struct UpdateReducerTests {
             .withPts(updates: [.newMessage(message(3), pts: 13, ptsCount: 1)], users: [alice, bob], chats: []),
         ]
         for _ in 0..<30 {
-            var state = SyncMutableState(initialState: cursor, state: cursor)
+            var state = SyncMutableState(initialState: cursor, state: cursor, storedAnswers: 0)
             let outcome = UpdateReducer.reduce(held, into: &state, source: .realtime)
             #expect(outcome.commonGap)
             #expect(state.state.pts == 10)
@@ -35,7 +35,7 @@ struct UpdateReducerTests {
             Issue.record("expected one held pts group, got \(held)")
         }
         // The missing update arrives: everything applies in order.
-        var state = SyncMutableState(initialState: cursor, state: cursor)
+        var state = SyncMutableState(initialState: cursor, state: cursor, storedAnswers: 0)
         let outcome = UpdateReducer.reduce(held + [.withPts(updates: [.newMessage(message(1), pts: 11, ptsCount: 1)], users: [], chats: [])],
                                            into: &state, source: .realtime)
         #expect(!outcome.commonGap)

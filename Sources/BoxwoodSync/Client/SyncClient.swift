@@ -36,6 +36,7 @@ public final class SyncClient: Sendable {
         declareEncodable(SyncMessageAttribute.self)
         declareEncodable(SyncAccountState.self)
         declareEncodable(SyncClientIdentity.self)
+        declareEncodable(SyncStoredAnswers.self)
         declareEncodable(SendMessageOperation.self)
         declareEncodable(SynchronizeReadStateOperation.self)
     }

@@ -70,4 +70,36 @@ extension SyncStorage {
     static func clientId(in transaction: Transaction) throws -> Int64? {
         (try transaction.getPreferencesEntry(key: clientIdentityKey) as? SyncClientIdentity)?.clientId
     }
+
+    static let storedAnswersKey = ValueBoxKey("sync.stored-answers")
+
+    /// How many send answers stored a server copy so far (see ``SyncStoredAnswers``).
+    static func storedAnswers(in transaction: Transaction) throws -> Int64 {
+        (try transaction.getPreferencesEntry(key: storedAnswersKey) as? SyncStoredAnswers)?.count ?? 0
+    }
+
+    /// Counts a send answer whose server copy this transaction stores.
+    static func recordStoredAnswer(in transaction: Transaction) throws {
+        let count = try storedAnswers(in: transaction)
+        try transaction.setPreferencesEntry(key: storedAnswersKey, value: SyncStoredAnswers(count: count + 1))
+    }
+}
+
+/// The number of send answers whose server copy was stored. A reset from a dialog list deletes every stored
+/// message the list does not show above a chat's oldest listed one; a send answered after the list was
+/// fetched is such a message, and a secret-chat send takes no pts that would bring it back. So every batch
+/// that resets chats records this count before its first request and is replayed only if it did not move
+/// (otherwise it is discarded and fetched again, like a batch whose cursor moved).
+public struct SyncStoredAnswers: PreferencesEntry, Equatable {
+    public let count: Int64
+
+    public init(count: Int64) { self.count = count }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        count = try decoder.decodeInt64(forKey: "c")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt64(count, forKey: "c")
+    }
 }

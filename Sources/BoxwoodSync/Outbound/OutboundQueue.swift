@@ -165,6 +165,8 @@ public actor OutboundQueue {
         let done: Bool? = try? await postbox.transaction { [cloud] transaction in
             if let cloud {
                 _ = try SyncStorage.addMessages([cloud], location: .Random, accountPeerId: accountPeerId, in: transaction)
+                // A reset built from a dialog list fetched before this answer must not replay over it.
+                try SyncStorage.recordStoredAnswer(in: transaction)
             }
             try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
             return true

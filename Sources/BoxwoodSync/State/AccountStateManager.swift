@@ -241,7 +241,7 @@ public actor AccountStateManager {
             enqueueFront(.pollDifference)
             return
         }
-        var batch = SyncMutableState(initialState: cursor, state: cursor)
+        var batch = SyncMutableState(initialState: cursor, state: cursor, storedAnswers: loaded.storedAnswers)
         for channelId in channelIds.sorted() { batch.loadChannel(channelId, storedPts: loaded.channels[channelId] ?? nil) }
         let outcome = UpdateReducer.reduce(all, into: &batch, source: .realtime)
         statistics.updatesApplied += outcome.applied
@@ -300,7 +300,7 @@ public actor AccountStateManager {
         while !stopped {
             guard let loaded = await load(channels: []) else { return }
             guard let cursor = loaded.cursor else {
-                guard await resetFromDialogs(expected: nil) else { continue }
+                guard await resetFromDialogs(expected: nil, storedAnswers: loaded.storedAnswers) else { continue }
                 continue
             }
             let limit = configuration.ptsTotalLimit
@@ -308,7 +308,7 @@ public actor AccountStateManager {
             guard let difference = await request({ [transport] () async throws(SyncTransportError) in
                 try await transport.getDifference(pts: cursor.pts, qts: cursor.qts, date: cursor.date, ptsTotalLimit: limit)
             }) else { return }
-            var batch = SyncMutableState(initialState: cursor, state: cursor)
+            var batch = SyncMutableState(initialState: cursor, state: cursor, storedAnswers: loaded.storedAnswers)
             var final = true
             switch difference {
             case let .empty(date, seq):
@@ -321,7 +321,7 @@ public actor AccountStateManager {
                 final = false
             case .tooLong:
                 statistics.differenceTooLong += 1
-                if await resetFromDialogs(expected: cursor) { return }
+                if await resetFromDialogs(expected: cursor, storedAnswers: loaded.storedAnswers) { return }
                 continue
             }
             if !batch.isEmpty {
@@ -357,9 +357,10 @@ public actor AccountStateManager {
 
     /// Rebuilds every chat from the dialog list and takes the server's cursor (first start, `differenceTooLong`):
     /// stored messages stay, but everything below each chat's newest message becomes a hole to fill.
-    private func resetFromDialogs(expected: SyncAccountState?) async -> Bool {
+    /// `storedAnswers` is the stored send-answer count read before the request (see ``SyncStoredAnswers``).
+    private func resetFromDialogs(expected: SyncAccountState?, storedAnswers: Int64) async -> Bool {
         guard let dialogs = await request({ [transport] () async throws(SyncTransportError) in try await transport.getDialogs() }) else { return false }
-        var batch = SyncMutableState(initialState: expected, state: SyncAccountState(dialogs.state))
+        var batch = SyncMutableState(initialState: expected, state: SyncAccountState(dialogs.state), storedAnswers: storedAnswers)
         batch.add(.mergeUsers(dialogs.users, overwrite: true))
         batch.add(.mergeChats(dialogs.chats, overwrite: true))
         let messagesByPeer = Dictionary(grouping: dialogs.messages, by: \.peerId)
@@ -373,7 +374,7 @@ public actor AccountStateManager {
 
     private func pollChannels(_ channels: Set<PeerId>) async {
         guard let loaded = await load(channels: []), let cursor = loaded.cursor else { return }
-        var batch = SyncMutableState(initialState: cursor, state: cursor)
+        var batch = SyncMutableState(initialState: cursor, state: cursor, storedAnswers: loaded.storedAnswers)
         guard await fetchChannels(channels, into: &batch) else { return }
         if !batch.isEmpty, !(await commit(batch)) { enqueueBack(.pollChannels(channels)) }
     }
@@ -449,15 +450,18 @@ public actor AccountStateManager {
     private struct Loaded: Sendable {
         let cursor: SyncAccountState?
         let channels: [PeerId: Int32?]
+        /// The stored ``SyncStoredAnswers`` count.
+        let storedAnswers: Int64
     }
 
-    /// The stored cursor and the stored pts of `channels`.
+    /// The stored cursor, the stored pts of `channels` and the stored send-answer count.
     private func load(channels: Set<PeerId>) async -> Loaded? {
         do {
             return try await postbox.transaction { transaction in
                 var pts: [PeerId: Int32?] = [:]
                 for channelId in channels { pts[channelId] = .some(try SyncStorage.channelPts(channelId, in: transaction)) }
-                return Loaded(cursor: try transaction.getState() as? SyncAccountState, channels: pts)
+                return Loaded(cursor: try transaction.getState() as? SyncAccountState, channels: pts,
+                              storedAnswers: try SyncStorage.storedAnswers(in: transaction))
             }
         } catch {
             return nil

@@ -42,14 +42,20 @@ struct SyncMutableState: Sendable {
     let initialState: SyncAccountState?
     /// The stored pts of every channel the batch read (nil: no state stored).
     private(set) var initialChannelPts: [PeerId: Int32?]
+    /// The stored ``SyncStoredAnswers`` count before the batch's first request; a batch that resets chats is
+    /// replayed only while it is unchanged.
+    let initialStoredAnswers: Int64
+    /// Whether the batch holds a `resetChat` (then the replay checks ``initialStoredAnswers``).
+    private(set) var resetsChats = false
     var state: SyncAccountState
     var channelPts: [PeerId: Int32] = [:]
     private(set) var operations: [SyncMutation] = []
     private let branchOperationIndex: Int
 
-    init(initialState: SyncAccountState?, state: SyncAccountState) {
+    init(initialState: SyncAccountState?, state: SyncAccountState, storedAnswers: Int64) {
         self.initialState = initialState
         self.state = state
+        initialStoredAnswers = storedAnswers
         initialChannelPts = [:]
         branchOperationIndex = 0
     }
@@ -57,13 +63,18 @@ struct SyncMutableState: Sendable {
     private init(copying other: SyncMutableState) {
         initialState = other.initialState
         initialChannelPts = other.initialChannelPts
+        initialStoredAnswers = other.initialStoredAnswers
+        resetsChats = other.resetsChats
         state = other.state
         channelPts = other.channelPts
         operations = other.operations
         branchOperationIndex = other.operations.count
     }
 
-    mutating func add(_ operation: SyncMutation) { operations.append(operation) }
+    mutating func add(_ operation: SyncMutation) {
+        if case .resetChat = operation { resetsChats = true }
+        operations.append(operation)
+    }
 
     /// Records the stored pts of a channel (what the replay verifies) and uses it as the working value.
     mutating func loadChannel(_ peerId: PeerId, storedPts: Int32?) {
@@ -83,6 +94,7 @@ struct SyncMutableState: Sendable {
     /// Takes a branch's new operations and channel cursors.
     mutating func merge(_ branch: SyncMutableState) {
         operations.append(contentsOf: branch.operations[branch.branchOperationIndex...])
+        if branch.resetsChats { resetsChats = true }
         for (peerId, pts) in branch.channelPts { channelPts[peerId] = pts }
         for (peerId, stored) in branch.initialChannelPts where initialChannelPts[peerId] == nil { initialChannelPts[peerId] = stored }
     }

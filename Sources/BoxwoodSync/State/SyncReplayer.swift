@@ -18,6 +18,10 @@ struct SyncReplayer {
         for (peerId, initial) in batch.initialChannelPts {
             guard try SyncStorage.channelPts(peerId, in: transaction) == initial else { throw ReplayRejection.cursorMoved }
         }
+        if batch.resetsChats {
+            // A send answered after the batch's dialogs were fetched: its server copy may lie above what they show.
+            guard try SyncStorage.storedAnswers(in: transaction) == batch.initialStoredAnswers else { throw ReplayRejection.cursorMoved }
+        }
         var recorder = EventRecorder()
         for operation in batch.operations {
             try apply(operation, in: transaction, events: &recorder)
