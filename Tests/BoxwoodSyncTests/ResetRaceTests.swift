@@ -70,10 +70,11 @@ private final class GatedDialogsTransport: SyncTransport, @unchecked Sendable {
     }
 }
 
-/// A reset from a dialog list (first sync, difference `tooLong`) replaces each chat's newest messages by the
-/// list's. An answer to a send that lands between the list's fetch and the reset's replay must survive it: a
-/// secret-chat send takes no pts, so no later update would bring its server copy back.
-@Suite("Reset and send race", .timeLimit(.minutes(2)))
+/// A reset from a dialog list (first sync, difference `tooLong`) replaces each chat's newest messages and read
+/// position by the list's. An answer to a send or read that lands between the list's fetch and the reset's
+/// replay must survive it: in a secret chat no pts step would bring the server copy or the position back. (The
+/// sync simulation found the read case, seed 1314 under load, once it sent to secret chats.)
+@Suite("Reset and outbound answer race", .timeLimit(.minutes(2)))
 struct ResetRaceTests {
     @Test func aSecretChatSendAnsweredWhileADialogListIsInFlightSurvivesTheReset() async throws {
         let server = SimulatedServer(configuration: SimulatedServerConfiguration(
@@ -105,6 +106,39 @@ struct ResetRaceTests {
         await client.waitUntilQuiet()
         let kept = try await client.postbox.transaction { tx in try tx.getMessage(stored) != nil }
         #expect(kept, "the reset deleted the server copy of a message sent while its dialog list was in flight")
+        let report = try await ConsistencyCheck.check(client.postbox, server: server)
+        #expect(report.differences.isEmpty, "\(report.differences.prefix(5))")
+        try await client.stop()
+    }
+
+    @Test func aSecretChatReadAnsweredWhileADialogListIsInFlightSurvivesTheReset() async throws {
+        let server = SimulatedServer(configuration: SimulatedServerConfiguration(
+            seed: 11, users: 2, groups: 0, channels: 0, secretChats: 1, initialHistory: 8...12, faults: .none))
+        let secretChat = try #require(server.snapshot().chatStates.keys.first { $0.namespace == SyncNamespaces.secretChat })
+        let transport = GatedDialogsTransport(base: server)
+        let directory = SyncTemporaryDirectory()
+        let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
+                                               transport: transport, configuration: .fast)
+        await transport.arm()
+        await client.start()
+        await transport.waitUntilHolding()
+        let chat = try #require(server.snapshot().chatStates[secretChat])
+        let top = try #require(chat.messages.keys.max())
+        try #require(chat.readInboxMaxId < top, "the seed must leave the secret chat partly unread")
+
+        // The read is answered (the server's marker moves, the entry is removed) while the reset still waits
+        // with the list's older position.
+        try await client.outbound.markRead(peerId: secretChat, maxId: top)
+        var answered = false
+        for _ in 0..<400 where !answered {
+            answered = server.snapshot().chatStates[secretChat]?.readInboxMaxId == top
+            if answered { answered = !(await client.outbound.isBusy) }
+            if !answered { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(answered, "the read was not answered while the dialog list was held")
+
+        await transport.open()
+        await client.waitUntilQuiet()
         let report = try await ConsistencyCheck.check(client.postbox, server: server)
         #expect(report.differences.isEmpty, "\(report.differences.prefix(5))")
         try await client.stop()

@@ -73,23 +73,25 @@ extension SyncStorage {
 
     static let storedAnswersKey = ValueBoxKey("sync.stored-answers")
 
-    /// How many send answers stored a server copy so far (see ``SyncStoredAnswers``).
+    /// How many outbound answers were stored so far (see ``SyncStoredAnswers``).
     static func storedAnswers(in transaction: Transaction) throws -> Int64 {
         (try transaction.getPreferencesEntry(key: storedAnswersKey) as? SyncStoredAnswers)?.count ?? 0
     }
 
-    /// Counts a send answer whose server copy this transaction stores.
+    /// Counts an outbound answer (a send's server copy, a read position) this transaction stores.
     static func recordStoredAnswer(in transaction: Transaction) throws {
         let count = try storedAnswers(in: transaction)
         try transaction.setPreferencesEntry(key: storedAnswersKey, value: SyncStoredAnswers(count: count + 1))
     }
 }
 
-/// The number of send answers whose server copy was stored. A reset from a dialog list deletes every stored
-/// message the list does not show above a chat's oldest listed one; a send answered after the list was
-/// fetched is such a message, and a secret-chat send takes no pts that would bring it back. So every batch
-/// that resets chats records this count before its first request and is replayed only if it did not move
-/// (otherwise it is discarded and fetched again, like a batch whose cursor moved).
+/// The number of outbound answers stored: sends' server copies and read positions. A reset from a dialog list
+/// deletes every stored message the list does not show above a chat's oldest listed one and sets each read
+/// position to the list's; a send or read answered after the list was fetched is newer than the list, and in
+/// a secret chat no pts step would bring it back. So every batch that resets chats records this count before
+/// its first request and is replayed only if it did not move (otherwise it is discarded and fetched again,
+/// like a batch whose cursor moved). An answer stored before the reset's replay is covered by the count; a
+/// reset replayed before the answer is followed by the answer's transaction, which applies its result again.
 public struct SyncStoredAnswers: PreferencesEntry, Equatable {
     public let count: Int64
 

@@ -182,6 +182,12 @@ public actor OutboundQueue {
             try await transport.readHistory(peerId: key.peerId, maxId: operation.maxId, mutation: mutation)
         }) else { return false }
         let done: Bool? = try? await postbox.transaction { transaction in
+            // A reset from a dialog list fetched before the server applied this read may have put an older
+            // position back (a secret chat's read has no pts step to correct it): the position applies again
+            // (read positions only move forward), and a reset still in flight is refetched.
+            try SyncStorage.ensureReadState(key.peerId, in: transaction)
+            try transaction.applyIncomingReadMaxId(MessageId(peerId: key.peerId, namespace: SyncNamespaces.cloudMessages, id: operation.maxId))
+            try SyncStorage.recordStoredAnswer(in: transaction)
             try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
             return true
         }
