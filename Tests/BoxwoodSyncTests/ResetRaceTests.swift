@@ -76,18 +76,33 @@ private final class GatedDialogsTransport: SyncTransport, @unchecked Sendable {
 /// sync simulation found the read case, seed 1314 under load, once it sent to secret chats.)
 @Suite("Reset and outbound answer race", .timeLimit(.minutes(2)))
 struct ResetRaceTests {
-    @Test func aSecretChatSendAnsweredWhileADialogListIsInFlightSurvivesTheReset() async throws {
+    /// A client of a server with one secret chat, started with the answer of its first sync's `getDialogs`
+    /// (a reset from the dialog list) held until the transport's gate opens.
+    private struct HeldFirstSync {
+        let server: SimulatedServer
+        let transport: GatedDialogsTransport
+        let directory: SyncTemporaryDirectory
+        let client: SyncClient
+        let secretChat: PeerId
+    }
+
+    private func startHoldingFirstSync(initialHistory: ClosedRange<Int>) async throws -> HeldFirstSync {
         let server = SimulatedServer(configuration: SimulatedServerConfiguration(
-            seed: 11, users: 2, groups: 0, channels: 0, secretChats: 1, initialHistory: 3...6, faults: .none))
+            seed: 11, users: 2, groups: 0, channels: 0, secretChats: 1, initialHistory: initialHistory, faults: .none))
         let secretChat = try #require(server.snapshot().chatStates.keys.first { $0.namespace == SyncNamespaces.secretChat })
         let transport = GatedDialogsTransport(base: server)
         let directory = SyncTemporaryDirectory()
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: transport, configuration: .fast)
-        // The first sync is a reset from the dialog list: hold its answer (fetched before the send below).
         await transport.arm()
         await client.start()
         await transport.waitUntilHolding()
+        return HeldFirstSync(server: server, transport: transport, directory: directory, client: client, secretChat: secretChat)
+    }
+
+    @Test func aSecretChatSendAnsweredWhileADialogListIsInFlightSurvivesTheReset() async throws {
+        let held = try await startHoldingFirstSync(initialHistory: 3...6)
+        let (server, transport, client, secretChat) = (held.server, held.transport, held.client, held.secretChat)
         let topBefore = try #require(server.snapshot().chatStates[secretChat]?.messages.keys.max())
 
         _ = try await client.outbound.sendMessage(peerId: secretChat, text: "sent during the reset", timestamp: server.snapshot().state.date)
@@ -112,16 +127,8 @@ struct ResetRaceTests {
     }
 
     @Test func aSecretChatReadAnsweredWhileADialogListIsInFlightSurvivesTheReset() async throws {
-        let server = SimulatedServer(configuration: SimulatedServerConfiguration(
-            seed: 11, users: 2, groups: 0, channels: 0, secretChats: 1, initialHistory: 8...12, faults: .none))
-        let secretChat = try #require(server.snapshot().chatStates.keys.first { $0.namespace == SyncNamespaces.secretChat })
-        let transport = GatedDialogsTransport(base: server)
-        let directory = SyncTemporaryDirectory()
-        let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
-                                               transport: transport, configuration: .fast)
-        await transport.arm()
-        await client.start()
-        await transport.waitUntilHolding()
+        let held = try await startHoldingFirstSync(initialHistory: 8...12)
+        let (server, transport, client, secretChat) = (held.server, held.transport, held.client, held.secretChat)
         let chat = try #require(server.snapshot().chatStates[secretChat])
         let top = try #require(chat.messages.keys.max())
         try #require(chat.readInboxMaxId < top, "the seed must leave the secret chat partly unread")

@@ -76,7 +76,7 @@ import Testing
             let seed = base &+ UInt64(round)
             let (postbox, path) = try await openPostbox("race-\(seed)")
             defer { try? FileManager.default.removeItem(atPath: path) }
-            var rng = SplitMix(seed: seed)
+            var rng = SplitMix64(seed: seed)
             let closeAfter = Int(rng.next() % 40)
             let streamsEnded = Counter()
             let streamsStarted = Counter()
@@ -84,7 +84,7 @@ import Testing
                 for worker in 0..<4 {
                     let workerSeed = rng.next()
                     group.addTask {
-                        var rng = SplitMix(seed: workerSeed)
+                        var rng = SplitMix64(seed: workerSeed)
                         for step in 0..<30 {
                             switch rng.next() % 4 {
                             case 0:
@@ -149,17 +149,4 @@ private final class Flags: @unchecked Sendable {
     init(count: Int) { flags = [Bool](repeating: false, count: count) }
     func set(_ i: Int) { lock.withLock { flags[i] = true } }
     var all: Bool { lock.withLock { flags.allSatisfy { $0 } } }
-}
-
-/// SplitMix64, for the test's reproducible choices.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
