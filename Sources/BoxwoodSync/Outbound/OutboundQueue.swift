@@ -52,8 +52,7 @@ public actor OutboundQueue {
     /// Marks the chat read up to `maxId` locally and queues telling the server (replacing an unsent older one).
     public func markRead(peerId: PeerId, maxId: Int32) async throws {
         try await postbox.transaction { transaction in
-            try SyncStorage.ensureReadState(peerId, in: transaction)
-            try transaction.applyIncomingReadMaxId(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: maxId))
+            try SyncStorage.markInboxRead(peerId, maxId: maxId, in: transaction)
             try transaction.operationLogRemoveAllEntries(peerId: peerId, tag: SyncOperationLogTags.synchronizeReadState)
             let mutation = try SyncStorage.nextMutation(in: transaction)
             _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.synchronizeReadState, tagMergedIndex: .automatic,
@@ -185,8 +184,7 @@ public actor OutboundQueue {
             // A reset from a dialog list fetched before the server applied this read may have put an older
             // position back (a secret chat's read has no pts step to correct it): the position applies again
             // (read positions only move forward), and a reset still in flight is refetched.
-            try SyncStorage.ensureReadState(key.peerId, in: transaction)
-            try transaction.applyIncomingReadMaxId(MessageId(peerId: key.peerId, namespace: SyncNamespaces.cloudMessages, id: operation.maxId))
+            try SyncStorage.markInboxRead(key.peerId, maxId: operation.maxId, in: transaction)
             try SyncStorage.recordStoredAnswer(in: transaction)
             try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
             return true

@@ -45,8 +45,6 @@ struct SyncMutableState: Sendable {
     /// The stored ``SyncStoredAnswers`` count before the batch's first request; a batch that resets chats is
     /// replayed only while it is unchanged.
     let initialStoredAnswers: Int64
-    /// Whether the batch holds a `resetChat` (then the replay checks ``initialStoredAnswers``).
-    private(set) var resetsChats = false
     var state: SyncAccountState
     var channelPts: [PeerId: Int32] = [:]
     private(set) var operations: [SyncMutation] = []
@@ -64,16 +62,17 @@ struct SyncMutableState: Sendable {
         initialState = other.initialState
         initialChannelPts = other.initialChannelPts
         initialStoredAnswers = other.initialStoredAnswers
-        resetsChats = other.resetsChats
         state = other.state
         channelPts = other.channelPts
         operations = other.operations
         branchOperationIndex = other.operations.count
     }
 
-    mutating func add(_ operation: SyncMutation) {
-        if case .resetChat = operation { resetsChats = true }
-        operations.append(operation)
+    mutating func add(_ operation: SyncMutation) { operations.append(operation) }
+
+    /// Whether the batch holds a `resetChat` (then the replay checks ``initialStoredAnswers``).
+    var resetsChats: Bool {
+        operations.contains { if case .resetChat = $0 { true } else { false } }
     }
 
     /// Records the stored pts of a channel (what the replay verifies) and uses it as the working value.
@@ -94,7 +93,6 @@ struct SyncMutableState: Sendable {
     /// Takes a branch's new operations and channel cursors.
     mutating func merge(_ branch: SyncMutableState) {
         operations.append(contentsOf: branch.operations[branch.branchOperationIndex...])
-        if branch.resetsChats { resetsChats = true }
         for (peerId, pts) in branch.channelPts { channelPts[peerId] = pts }
         for (peerId, stored) in branch.initialChannelPts where initialChannelPts[peerId] == nil { initialChannelPts[peerId] = stored }
     }

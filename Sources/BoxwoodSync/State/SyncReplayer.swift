@@ -19,7 +19,7 @@ struct SyncReplayer {
             guard try SyncStorage.channelPts(peerId, in: transaction) == initial else { throw ReplayRejection.cursorMoved }
         }
         if batch.resetsChats {
-            // A send answered after the batch's dialogs were fetched: its server copy may lie above what they show.
+            // A send or read answered after the batch's dialogs were fetched is newer than they are.
             guard try SyncStorage.storedAnswers(in: transaction) == batch.initialStoredAnswers else { throw ReplayRejection.cursorMoved }
         }
         var recorder = EventRecorder()

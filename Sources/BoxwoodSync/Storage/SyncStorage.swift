@@ -133,6 +133,12 @@ enum SyncStorage {
         ])
     }
 
+    /// Moves the chat's inbox read position forward to `maxId` (creating the read state when missing).
+    static func markInboxRead(_ peerId: PeerId, maxId: Int32, in transaction: Transaction) throws {
+        try ensureReadState(peerId, in: transaction)
+        try transaction.applyIncomingReadMaxId(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: maxId))
+    }
+
     /// Rebuilds a chat from its dialog and its newest `messages`: messages above the dialog's top are deleted
     /// (the server deleted them), everything below the newest fetched message becomes a hole, the read state,
     /// notification settings and (channels) pts are the server's.
