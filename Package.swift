@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,13 +25,16 @@ let package = Package(
         ),
         // A header-only prefetch hint (no library to link).
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+        // The platform layer: owned descriptors, pipes, child processes (every OS call of those goes through it).
+        .systemLibrary(name: "CBoxwoodPlatform", path: "Sources/CBoxwoodPlatform"),
+        .target(name: "BoxwoodPlatform", dependencies: ["CBoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "BoxwoodStore", dependencies: ["CLZ4", "CPrefetch", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "Boxwood", dependencies: ["BoxwoodStore"]),
         .target(name: "BoxwoodSync", dependencies: ["Boxwood"]),
         // A deterministic simulated server (with a fault layer) for testing the sync engine.
-        .target(name: "BoxwoodSyncSimulator", dependencies: ["BoxwoodSync"]),
+        .target(name: "BoxwoodSyncSimulator", dependencies: ["BoxwoodSync", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         // A sync client in its own process, over the simulator's process transport (the kill-and-restart sync test).
-        .executableTarget(name: "boxwood-sync-child", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
+        .executableTarget(name: "boxwood-sync-child", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform"]),
         .executableTarget(
             name: "boxwood",
             dependencies: [
@@ -38,6 +42,7 @@ let package = Package(
                 "Boxwood",
                 "BoxwoodSync",
                 "BoxwoodSyncSimulator",
+                "BoxwoodPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,7 +73,8 @@ let package = Package(
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["BoxwoodSyncSimulator"]),
-        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator", "boxwood-sync-child"]),
-        .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "boxwood-crash-child", "boxwood-process-child"]),
+        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", "boxwood-sync-child"]),
+        .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", "boxwood-crash-child", "boxwood-process-child"]),
+        .testTarget(name: "BoxwoodPlatformTests", dependencies: ["BoxwoodPlatform"]),
     ]
 )

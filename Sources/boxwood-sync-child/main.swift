@@ -8,9 +8,10 @@
 // (`PeerId.toInt64()`). Stdout is reserved for the protocol: anything else goes to stderr.
 //
 // Exit status: 0 after `exit` or when the parent is gone; 2 on bad arguments; 3 when the database cannot be
-// opened.
+// opened; 4 when the protocol descriptors cannot be set up.
 
 import Boxwood
+import BoxwoodPlatform
 import BoxwoodSync
 import BoxwoodSyncSimulator
 import Foundation
@@ -26,13 +27,17 @@ func log(_ text: String) {
 
 ignoreBrokenPipeSignals()
 
-// The protocol's descriptors are copies of stdin/stdout; fd 1 then points at stderr and fd 0 at /dev/null, so a
-// stray print cannot corrupt the protocol.
-let protocolInput = dup(0)
-let protocolOutput = dup(1)
-_ = dup2(2, 1)
-let devNull = open("/dev/null", O_RDONLY)
-if devNull >= 0 { _ = dup2(devNull, 0); close(devNull) }
+// The protocol's descriptors are close-on-exec copies of stdin/stdout, owned by the transport; fd 1 then points at
+// stderr and fd 0 at /dev/null, so a stray print cannot corrupt the protocol.
+func openTransport() -> PipeTransport {
+    do {
+        let streams = try TakenStandardStreams.take()
+        return PipeTransport(input: streams.input, output: streams.output)
+    } catch {
+        log("cannot set up the protocol descriptors: \(error)")
+        exit(4)
+    }
+}
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var viewedPeers: [PeerId] = []
@@ -63,7 +68,7 @@ configuration.channelDifferenceLimit = 5
 configuration.holeFillPageSize = 10
 if let ptsTotalLimit { configuration.ptsTotalLimit = ptsTotalLimit }
 
-let transport = PipeTransport(input: protocolInput, output: protocolOutput)
+let transport = openTransport()
 let client: SyncClient
 do {
     client = try await SyncClient.open(path: positional[0], accountPeerId: PeerId(accountRaw), transport: transport,

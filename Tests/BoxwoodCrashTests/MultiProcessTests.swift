@@ -26,7 +26,7 @@ import Testing
         let processes = 4, txns = transactions, counters = 10
         let seed = self.seed
         let children = try (0..<processes).map { p in
-            try ChildProcess(executable: child, arguments: ["counter", db, "\(p)", "\(txns)", "\(counters)", "\(seed &+ UInt64(p))"],
+            try CrashChild(executable: child, arguments: ["counter", db, "\(p)", "\(txns)", "\(counters)", "\(seed &+ UInt64(p))"],
                              stderrPath: directory + "/counter-\(p).err")
         }
         var versionsByProcess: [[UInt64]] = []
@@ -82,15 +82,15 @@ import Testing
         // so that every snapshot is taken while commits and checkpoints happen.
         let stop = directory + "/stop"
         let snapshots = max(transactions, 100)
-        let reader = try ChildProcess(executable: child, arguments: ["reader", db, "\(accounts)", "\(Int64(accounts) * balance)", "\(snapshots)", stop],
+        let reader = try CrashChild(executable: child, arguments: ["reader", db, "\(accounts)", "\(Int64(accounts) * balance)", "\(snapshots)", stop],
                                       stderrPath: directory + "/reader.err")
         let seed = self.seed
         let writers = try (0..<3).map { p in
-            try ChildProcess(executable: child, arguments: ["transfer", db, "\(p)", "\(transactions)", "\(accounts)", "\(seed &+ UInt64(p))", stop],
+            try CrashChild(executable: child, arguments: ["transfer", db, "\(p)", "\(transactions)", "\(accounts)", "\(seed &+ UInt64(p))", stop],
                              stderrPath: directory + "/transfer-\(p).err")
         }
         let compactor = compacting
-            ? try ChildProcess(executable: child, arguments: ["compactor", db, stop], stderrPath: directory + "/compactor.err") : nil
+            ? try CrashChild(executable: child, arguments: ["compactor", db, stop], stderrPath: directory + "/compactor.err") : nil
         let lines = reader.remainingLines()
         #expect(reader.wait() == .exited(0), "reader: \(errors(directory + "/reader.err"))")
         if !FileManager.default.fileExists(atPath: stop) { _ = FileManager.default.createFile(atPath: stop, contents: nil) }
@@ -136,7 +136,7 @@ import Testing
         try box.set(counterTable, key: ValueBoxKey(int64: 1), value: int64Buffer(1))
         try box.commit()
 
-        let holder = try ChildProcess(executable: child, arguments: ["hold-writer", db], stderrPath: directory + "/holder.err")
+        let holder = try CrashChild(executable: child, arguments: ["hold-writer", db], stderrPath: directory + "/holder.err")
         #expect(holder.nextLine(before: .now + .seconds(20)) == "LOCKED", "\(errors(directory + "/holder.err"))")
         #expect(throws: BoxwoodError.lockTimeout(path: db + "/header", seconds: 0.3)) { try box.begin() }
         // Reading never waits for the writer.
@@ -169,7 +169,7 @@ import Testing
             try box.checkpoint()
         }
         for r in 0..<3 { try round(r) }
-        let reader = try ChildProcess(executable: child, arguments: ["hold-reader", db], stderrPath: directory + "/reader.err")
+        let reader = try CrashChild(executable: child, arguments: ["hold-reader", db], stderrPath: directory + "/reader.err")
         let pinned = reader.nextLine(before: .now + .seconds(20))
         #expect(pinned?.hasPrefix("PINNED ") == true, "\(errors(directory + "/reader.err"))")
 
@@ -223,7 +223,7 @@ import Testing
             }
             try box.commit()
             try box.close()
-            let compactor = try ChildProcess(executable: child, arguments: ["compactor", db, directory + "/never"],
+            let compactor = try CrashChild(executable: child, arguments: ["compactor", db, directory + "/never"],
                                              stderrPath: directory + "/compactor-\(round).err")
             usleep(UInt32(5_000 + rng.below(150_000)))
             compactor.sigkill()
@@ -253,7 +253,7 @@ import Testing
         try box.becomeMasterClient()   // already master: nothing is written
         #expect(box.transactionStateVersion == version)
 
-        let other = try ChildProcess(executable: child, arguments: ["master", db], stderrPath: directory + "/master.err")
+        let other = try CrashChild(executable: child, arguments: ["master", db], stderrPath: directory + "/master.err")
         let line = other.nextLine(before: .now + .seconds(20)) ?? ""
         #expect(other.wait() == .exited(0), "\(errors(directory + "/master.err"))")
         let otherId = Int64(line.dropFirst("MASTER ".count)) ?? 0
@@ -281,7 +281,7 @@ import Testing
         try box.set(counterTable, key: ValueBoxKey(int64: 0), value: int64Buffer(0))
         try box.commit()
         let changes = box.externalChanges(pollInterval: .milliseconds(2))
-        let writer = try ChildProcess(executable: child, arguments: ["counter", db, "0", "300", "3", "1"], stderrPath: directory + "/writer.err")
+        let writer = try CrashChild(executable: child, arguments: ["counter", db, "0", "300", "3", "1"], stderrPath: directory + "/writer.err")
         var seen: [UInt64] = []
         for await version in changes {
             seen.append(version)
@@ -302,7 +302,7 @@ import Testing
     // MARK: Helpers
 
     private func setUp(_ name: String) throws -> (child: String, directory: String) {
-        guard let child = ChildProcess.locate("boxwood-process-child") else {
+        guard let child = CrashChild.locate("boxwood-process-child") else {
             throw TestSetupError("boxwood-process-child was not found; run `swift build` before `swift test`")
         }
         let directory = NSTemporaryDirectory() + "boxwood-mp-\(name)-\(UUID().uuidString)"

@@ -1,7 +1,9 @@
 import Boxwood
+import BoxwoodPlatform
 import BoxwoodSync
 import BoxwoodSyncSimulator
 import Foundation
+import SystemPackage
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -65,11 +67,11 @@ struct SyncKillTests {
     func pipeTransportInProcess() async throws {
         ignoreBrokenPipeSignals()
         let server = SimulatedServer(configuration: SimulatedServerConfiguration(seed: 7, users: 3, groups: 1, channels: 1, secretChats: 0))
-        let toChild = try SyncChild.makePair()
-        let fromChild = try SyncChild.makePair()
-        let host = PipeServerHost(server: server, input: fromChild[0], output: toChild[0])
+        let toChild = try PipeDescriptors()
+        let fromChild = try PipeDescriptors()
+        let host = PipeServerHost(server: server, input: fromChild.readEnd, output: toChild.writeEnd)
         host.start()
-        let transport = PipeTransport(input: toChild[1], output: fromChild[1])
+        let transport = PipeTransport(input: toChild.readEnd, output: fromChild.writeEnd)
         #expect(try await transport.getState() == server.snapshot().state)
         let dialogs = try await transport.getDialogs()
         #expect(dialogs == (try await server.getDialogs()))
@@ -87,8 +89,7 @@ struct SyncKillTests {
         #expect(await reply == .quiet)
         #expect(host.requestsServed[.getState] == 1)
         // The parent goes away: requests fail with .disconnected, the push stream and the commands end.
-        shutdown(toChild[0], Int32(SHUT_RDWR))
-        shutdown(fromChild[0], Int32(SHUT_RDWR))
+        host.disconnect()
         await host.waitUntilClosed()
         await #expect(throws: SyncTransportError.disconnected) { try await transport.getState() }
         while await iterator.next() != nil {}
@@ -165,7 +166,7 @@ enum SyncKillPlan: CustomStringConvertible {
 final class KillSwitch: @unchecked Sendable {
     private let lock = NSLock()
     private let plan: SyncKillPlan?
-    private var pid: pid_t?
+    private var process: ChildProcess?
     private var armed = true
     private(set) var fired = false
     private var answers: [PipeRequestKind: Int] = [:]
@@ -174,7 +175,7 @@ final class KillSwitch: @unchecked Sendable {
 
     init(plan: SyncKillPlan?) { self.plan = plan }
 
-    func attach(_ pid: pid_t) { lock.withLock { self.pid = pid } }
+    func attach(_ process: ChildProcess) { lock.withLock { self.process = process } }
 
     /// Whether the plan fired (rather than the fallback).
     var firedByPlan: Bool { lock.withLock { fired } }
@@ -210,8 +211,8 @@ final class KillSwitch: @unchecked Sendable {
     /// SIGKILLs the child now (once; nothing after ``disarm()``).
     func fire() {
         let waiting: [CheckedContinuation<Void, Never>] = lock.withLock {
-            guard armed, !fired, let pid else { return [] }
-            kill(pid, SIGKILL)
+            guard armed, !fired, let process else { return [] }
+            process.kill()
             fired = true
             defer { waiters = [] }
             return waiters
@@ -351,7 +352,7 @@ struct SyncKillRun {
             let stderrPath = directory.path + "/child-\(cycle).stderr"
             let child = try SyncChild(executable: executable, arguments: arguments, stderrPath: stderrPath, server: server,
                                       onAnswer: { killSwitch.answered($0) })
-            killSwitch.attach(child.pid)
+            killSwitch.attach(child.process)
             child.host.start()
             let driverSeed = random.next()
             let driver = Task { await Self.drive(child.host, server: server, seed: driverSeed, tag: "s\(seed) c\(cycle)", killSwitch: killSwitch) }
@@ -365,7 +366,7 @@ struct SyncKillRun {
             let byPlan = killSwitch.firedByPlan
             killSwitch.fire()
             killSwitch.disarm()
-            let termination = await child.reap()
+            let termination = try await child.reap()
             await child.host.waitUntilClosed()
             let log = await driver.value
             totals.addKill(plan: plan, byPlan: byPlan, served: child.host.requestsServed)
@@ -383,7 +384,7 @@ struct SyncKillRun {
         let killSwitch = KillSwitch(plan: nil)
         let stderrPath = directory.path + "/child-final.stderr"
         let child = try SyncChild(executable: executable, arguments: arguments, stderrPath: stderrPath, server: server, onAnswer: nil)
-        killSwitch.attach(child.pid)
+        killSwitch.attach(child.process)
         child.host.start()
         server.deliverDelayed()
         let quiet = await withDeadline(.seconds(60)) { await child.host.command(.quiesce) }
@@ -392,7 +393,7 @@ struct SyncKillRun {
         if stopped != .some(.stopped) { problems.append("final exit answered \(String(describing: stopped))") }
         if stopped == nil || quiet == nil { killSwitch.fire() }
         killSwitch.disarm()
-        let termination = await child.reap()
+        let termination = try await child.reap()
         await child.host.waitUntilClosed()
         totals.addServed(child.host.requestsServed)
         if termination != .exited(0) { problems.append("the final child ended with \(termination); stderr: \(SyncChild.tail(stderrPath))") }
@@ -498,88 +499,28 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable ()
 
 // MARK: - The child process
 
-/// How a reaped child process ended.
-enum SyncChildTermination: Equatable, CustomStringConvertible {
-    case exited(Int32)
-    case signaled(Int32)
-
-    var description: String {
-        switch self {
-        case let .exited(status): return "exit status \(status)"
-        case let .signaled(signal): return "signal \(signal)"
-        }
-    }
-}
-
-struct SyncChildError: Error, CustomStringConvertible {
-    let operation: String
-    let code: Int32
-    var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
-}
-
-/// A boxwood-sync-child started with `posix_spawn`, its stdin and stdout connected to a ``PipeServerHost`` (socket
-/// pairs on Linux, pipes elsewhere, the parent's ends close-on-exec), stderr to a file.
-final class SyncChild: @unchecked Sendable {
-    let pid: pid_t
+/// A boxwood-sync-child started through the platform layer's ``ChildProcess``, its stdin and stdout pipes owned by a
+/// ``PipeServerHost``, stderr to a file.
+final class SyncChild: Sendable {
+    let process: ChildProcess
     let host: PipeServerHost
+    var pid: pid_t { process.pid }
 
     init(executable: String, arguments: [String], stderrPath: String, server: SimulatedServer,
-         onAnswer: (@Sendable (PipeRequestKind) -> Void)?) throws(SyncChildError) {
-        let toChild = try Self.makePair()    // [0]: the parent writes, [1]: the child's stdin
-        let fromChild = try Self.makePair()  // [0]: the parent reads, [1]: the child's stdout
-        #if os(Linux)
-        var actions = posix_spawn_file_actions_t()
-        #else
-        var actions: posix_spawn_file_actions_t? = nil
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[1], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, envp)
-        close(toChild[1])
-        close(fromChild[1])
-        guard status == 0 else {
-            close(toChild[0])
-            close(fromChild[0])
-            throw SyncChildError(operation: "posix_spawn \(executable)", code: status)
+         onAnswer: (@Sendable (PipeRequestKind) -> Void)?) throws(ChildProcessError) {
+        var spawned = try ChildProcess.spawn(executable: FilePath(executable), arguments: arguments,
+                                             standardInput: .pipe, standardOutput: .pipe,
+                                             standardError: .file(FilePath(stderrPath)))
+        process = spawned.process
+        guard let fromChild = spawned.standardOutput.take(), let toChild = spawned.standardInput.take() else {
+            preconditionFailure("spawn returns this process's end of every .pipe stream")
         }
-        pid = child
-        host = PipeServerHost(server: server, input: fromChild[0], output: toChild[0], onAnswer: onAnswer)
+        host = PipeServerHost(server: server, input: fromChild, output: toChild, onAnswer: onAnswer)
     }
 
-    /// A connected pair of descriptors, both close-on-exec (children spawned concurrently must not inherit them,
-    /// or the end of file that tells a child's death would never come).
-    static func makePair() throws(SyncChildError) -> [Int32] {
-        var fds: [Int32] = [0, 0]
-        #if os(Linux)
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            throw SyncChildError(operation: "socketpair", code: errno)
-        }
-        #else
-        guard pipe(&fds) == 0 else { throw SyncChildError(operation: "pipe", code: errno) }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        #endif
-        return fds
-    }
-
-    /// Waits (on a thread of its own) for the child to end and reaps it.
-    func reap() async -> SyncChildTermination {
-        let pid = pid
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                let signal = status & 0x7F
-                continuation.resume(returning: signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal))
-            }
-        }
+    /// Waits (without blocking a cooperative thread) for the child to end and reaps it.
+    func reap() async throws -> ChildTermination {
+        try await process.terminated()
     }
 
     /// The end of a stderr file, for failure messages.

@@ -1,4 +1,5 @@
 import Boxwood
+import BoxwoodPlatform
 import BoxwoodSync
 import Foundation
 
@@ -29,9 +30,11 @@ public final class PipeServerHost: @unchecked Sendable {
     private let incomingContinuation: AsyncStream<ChildMessage>.Continuation
     private let onAnswer: (@Sendable (PipeRequestKind) -> Void)?
 
-    /// A host for the child whose stdout is `input` and stdin is `output`. `onAnswer` is called after each answer
-    /// was queued for writing (tests use it to kill the child at chosen moments).
-    public init(server: SimulatedServer, input: Int32, output: Int32, onAnswer: (@Sendable (PipeRequestKind) -> Void)? = nil) {
+    /// A host for the child whose stdout is `input` and stdin is `output`; it owns both from now on and closes each
+    /// once, when the child has gone (whoever spawned the child must not close them). `onAnswer` is called after
+    /// each answer was queued for writing (tests use it to kill the child at chosen moments).
+    public init(server: SimulatedServer, input: consuming OwnedDescriptor, output: consuming OwnedDescriptor,
+                onAnswer: (@Sendable (PipeRequestKind) -> Void)? = nil) {
         self.server = server
         self.onAnswer = onAnswer
         channel = LineChannel(input: input, output: output, label: "host")
@@ -71,6 +74,12 @@ public final class PipeServerHost: @unchecked Sendable {
                 lock.unlock()
             }
         }
+    }
+
+    /// Drops the child as a server that goes away would: the pipe to it is closed, so the child reads end of file and
+    /// gives up; the host finishes once the child's side has closed too (``waitUntilClosed()``).
+    public func disconnect() {
+        channel.end()
     }
 
     /// Requests answered so far, by kind.

@@ -1,4 +1,5 @@
 import Boxwood
+import BoxwoodPlatform
 import BoxwoodSync
 import Foundation
 
@@ -29,8 +30,8 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
     /// The parent's commands, in order; the stream ends when the parent is gone.
     public let commands: AsyncStream<PipeCommand>
 
-    /// A transport reading `input` and writing `output` (it starts reading at once).
-    public init(input: Int32, output: Int32) {
+    /// A transport reading `input` and writing `output` (it starts reading at once); it owns both from now on.
+    public init(input: consuming OwnedDescriptor, output: consuming OwnedDescriptor) {
         channel = LineChannel(input: input, output: output, label: "child")
         (commands, commandContinuation) = AsyncStream.makeStream(of: PipeCommand.self, bufferingPolicy: .unbounded)
         channel.start(onMessage: { [weak self] message in self?.receive(message) },

@@ -1,6 +1,8 @@
 import Boxwood
+import BoxwoodPlatform
 import BoxwoodSync
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -123,23 +125,28 @@ func logToStandardError(_ text: String) {
     }
 }
 
-/// One line-framed JSON channel over two file descriptors: a thread reads `input` (blocking reads) and hands each
-/// decoded line to `onMessage`; writes go through a serial queue to `output`. The channel ends once — at end of
-/// file or a read error on `input`, or a failed write on `output` — and then calls `onEnd`; later sends are
-/// dropped. The reader closes `input` when it stops; `output` is closed when the channel ends.
+/// One line-framed JSON channel over two file descriptors it owns: a thread reads `input` (blocking reads) and hands
+/// each decoded line to `onMessage`; writes go through a serial queue to `output`. The channel ends once — at end of
+/// file or a read error on `input`, or a failed write on `output` — and then calls `onEnd`; later sends are dropped.
+///
+/// Each descriptor has one owner and is closed once: `input` by the reader thread when it stops (nothing else reads
+/// or closes it), `output` on the write queue when the channel ends (nothing else writes or closes it). Nobody else
+/// holds them: they are moved in (``OwnedDescriptor``), so a process that spawned the peer cannot close them too —
+/// the double close that made a restarted demo client lose its stdin (issue 28).
 final class LineChannel<Incoming: Decodable & Sendable, Outgoing: Encodable & Sendable>: @unchecked Sendable {
-    private let input: Int32
-    private let output: Int32
+    /// Touched only by the reader thread once it started (taken and closed when it stops).
+    private var input: OwnedDescriptor?
+    /// Touched only on `writeQueue` once the channel exists (taken and closed when the channel ends).
+    private var output: OwnedDescriptor?
     private let label: String
     private let writeQueue: DispatchQueue
     private let lock = NSLock()
     private var ended = false
-    private var outputClosed = false
     private var onEnd: (@Sendable () -> Void)?
 
-    init(input: Int32, output: Int32, label: String) {
-        self.input = input
-        self.output = output
+    init(input: consuming OwnedDescriptor, output: consuming OwnedDescriptor, label: String) {
+        self.input = consume input
+        self.output = consume output
         self.label = label
         writeQueue = DispatchQueue(label: "boxwood.pipe.\(label).write")
     }
@@ -151,41 +158,56 @@ final class LineChannel<Incoming: Decodable & Sendable, Outgoing: Encodable & Se
         return !ended
     }
 
-    /// Starts the reader thread.
+    /// Starts the reader thread (once).
     func start(onMessage: @escaping @Sendable (Incoming) -> Void, onEnd: @escaping @Sendable () -> Void) {
         lock.lock()
         self.onEnd = onEnd
         lock.unlock()
-        let input = input
         let label = label
         let thread = Thread { [self] in
-            let decoder = JSONDecoder()
-            var pending: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            reading: while true {
-                let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                pending += chunk[..<n]
-                var start = 0
-                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = pending[start..<newline]
-                    start = newline + 1
-                    if line.isEmpty { continue }
-                    do {
-                        onMessage(try decoder.decode(Incoming.self, from: Data(line)))
-                    } catch {
-                        logToStandardError("[\(label)] undecodable line (\(error)): \(String(decoding: line.prefix(200), as: UTF8.self))")
-                        break reading
-                    }
+            readLines(label: label, onMessage: onMessage)
+            if let owned = input.take() {
+                do {
+                    try owned.close()
+                } catch {
+                    logToStandardError("[\(label)] closing the input failed: \(error)")
                 }
-                pending.removeSubrange(..<start)
             }
-            close(input)
-            self.end()
+            end()
         }
         thread.name = "boxwood.pipe.\(label).read"
         thread.start()
+    }
+
+    /// Reads and decodes lines until end of file, a read error or an undecodable line (reader thread only).
+    private func readLines(label: String, onMessage: @Sendable (Incoming) -> Void) {
+        guard let descriptor = input?.descriptor else { return }
+        let decoder = JSONDecoder()
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n: Int
+            do {
+                n = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0, retryOnInterrupt: true) }
+            } catch {
+                return
+            }
+            if n == 0 { return }
+            pending += chunk[..<n]
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = pending[start..<newline]
+                start = newline + 1
+                if line.isEmpty { continue }
+                do {
+                    onMessage(try decoder.decode(Incoming.self, from: Data(line)))
+                } catch {
+                    logToStandardError("[\(label)] undecodable line (\(error)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+                    return
+                }
+            }
+            pending.removeSubrange(..<start)
+        }
     }
 
     /// Queues `message` for writing; false when the channel has ended.
@@ -209,20 +231,14 @@ final class LineChannel<Incoming: Decodable & Sendable, Outgoing: Encodable & Se
         writeQueue.sync {}
     }
 
+    /// Writes `data` to `output` (write queue only); false once `output` was closed or a write failed.
     private func writeAll(_ data: Data) -> Bool {
-        lock.lock()
-        let closed = outputClosed
-        lock.unlock()
-        if closed { return false }
-        return data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(output, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
+        guard let descriptor = output?.descriptor else { return false }
+        do {
+            _ = try data.withUnsafeBytes { try descriptor.writeAll($0) }
             return true
+        } catch {
+            return false
         }
     }
 
@@ -237,12 +253,15 @@ final class LineChannel<Incoming: Decodable & Sendable, Outgoing: Encodable & Se
         let onEnd = onEnd
         self.onEnd = nil
         lock.unlock()
+        let label = label
         writeQueue.async { [self] in
-            lock.lock()
-            let wasClosed = outputClosed
-            outputClosed = true
-            lock.unlock()
-            if !wasClosed { close(output) }
+            if let owned = output.take() {
+                do {
+                    try owned.close()
+                } catch {
+                    logToStandardError("[\(label)] closing the output failed: \(error)")
+                }
+            }
         }
         onEnd?()
     }

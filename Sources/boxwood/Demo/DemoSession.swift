@@ -12,6 +12,8 @@ import Darwin
 final class DemoSession: @unchecked Sendable {
     let seed: UInt64
     let duration: Double
+    /// SIGKILLs of the client during live traffic, at `duration * k / (plannedKills + 1)`.
+    let plannedKills: Int
     let databasePath: String
     let output: DemoOutput
     let server: SimulatedServer
@@ -19,9 +21,10 @@ final class DemoSession: @unchecked Sendable {
     private var childStatistics: [SyncStatistics] = []
     private var kills = 0
 
-    init(seed: UInt64, duration: Double, tui: Bool, databasePath: String) {
+    init(seed: UInt64, duration: Double, kills: Int, tui: Bool, databasePath: String) {
         self.seed = seed
         self.duration = duration
+        plannedKills = kills
         self.databasePath = databasePath
         output = DemoOutput(tui: tui)
         random = DemoRandom(seed: seed)
@@ -48,7 +51,7 @@ final class DemoSession: @unchecked Sendable {
         // 1. First sync.
         output.phase("first sync")
         var child = try spawnClient(viewing: viewed)
-        try await waitForCursor(postbox)
+        try await waitForCursor(postbox, client: child)
         output.log("first sync done: chat list from getDialogs, every history below its newest message a hole")
 
         // 2. Offline.
@@ -62,24 +65,22 @@ final class DemoSession: @unchecked Sendable {
         output.phase("catch-up")
         child = try spawnClient(viewing: viewed)
         let catchUpStart = DemoClock.now()
-        try await showCatchUp(postbox)
+        try await showCatchUp(postbox, client: child)
         output.log("caught up in \(fixed(DemoClock.now() - catchUpStart, 2)) s (the server answers getDifference in slices of 100)")
 
         // 4. Live traffic, with a SIGKILL part-way.
         output.phase("live")
         let start = DemoClock.now()
-        var killed = false
         while DemoClock.now() - start < duration {
+            try await child.ensureRunning(during: "live traffic")
             server.generate(events: 4)
-            if random.chance(0.15) { try await send(child.host, chats: world.chatStates.keys.sorted()) }
-            if random.chance(0.10) { try await read(child.host, chats: world.chatStates.keys.sorted()) }
-            if !killed && DemoClock.now() - start >= duration / 2 {
-                if case let .statistics(statistics)? = await child.host.command(.statistics) { childStatistics.append(statistics) }
-                child.process.kill()
-                await child.host.waitUntilClosed()
+            if random.chance(0.15) { try await send(child, chats: world.chatStates.keys.sorted()) }
+            if random.chance(0.10) { try await read(child, chats: world.chatStates.keys.sorted()) }
+            if kills < plannedKills && DemoClock.now() - start >= duration * Double(kills + 1) / Double(plannedKills + 1) {
+                childStatistics.append(try await child.statistics())
+                try await child.kill()
                 kills += 1
-                killed = true
-                output.log("💥 client process \(child.process.pid) killed with SIGKILL mid-sync; restarting it")
+                output.log("💥 client process \(child.pid) killed with SIGKILL mid-sync; restarting it")
                 child = try spawnClient(viewing: viewed)
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -89,7 +90,8 @@ final class DemoSession: @unchecked Sendable {
         output.phase("settling")
         server.setFaults(.none)
         server.deliverDelayed()
-        _ = await child.host.command(.quiesce)
+        try await child.ensureRunning(during: "settling")
+        try await child.run(.quiesce)
         try await stop(child)
         screen.stop()
         try await Task.sleep(for: .milliseconds(200))
@@ -121,68 +123,49 @@ final class DemoSession: @unchecked Sendable {
 
     // MARK: Client processes
 
-    struct Client {
-        let process: ChildProcess
-        let host: PipeServerHost
+    private func spawnClient(viewing peers: [PeerId]) throws -> DemoClient {
+        let client = try DemoClient.start(databasePath: databasePath, server: server, viewing: peers)
+        output.log("client process \(client.pid) started")
+        return client
     }
 
-    private func spawnClient(viewing peers: [PeerId]) throws -> Client {
-        let executable = siblingExecutable("boxwood-sync-child")
-        let process = try ChildProcess.spawn(executable, [databasePath, String(server.accountPeerId.toInt64()),
-                                                          "--view", peers.map { String($0.toInt64()) }.joined(separator: ",")])
-        let host = PipeServerHost(server: server, input: process.fromChild, output: process.toChild)
-        host.start()
-        output.log("client process \(process.pid) started")
-        return Client(process: process, host: host)
+    private func stop(_ client: DemoClient) async throws {
+        childStatistics.append(try await client.statistics())
+        try await client.stop()
     }
 
-    private func stop(_ client: Client) async throws {
-        if case let .statistics(statistics)? = await client.host.command(.statistics) { childStatistics.append(statistics) }
-        _ = await client.host.command(.exit)
-        client.process.wait()
-        await client.host.waitUntilClosed()
-    }
-
-    private func send(_ host: PipeServerHost, chats: [PeerId]) async throws {
+    private func send(_ client: DemoClient, chats: [PeerId]) async throws {
         let sendable = chats.filter { $0.namespace != SyncNamespaces.secretChat }
         guard let peerId = random.element(sendable) else { return }
-        _ = await host.command(.send(peerId: peerId, text: DemoRandom.phrases[Int(random.next() % UInt64(DemoRandom.phrases.count))],
-                                     date: server.snapshot().state.date))
+        try await client.run(.send(peerId: peerId, text: DemoRandom.phrases[Int(random.next() % UInt64(DemoRandom.phrases.count))],
+                                   date: server.snapshot().state.date))
     }
 
-    private func read(_ host: PipeServerHost, chats: [PeerId]) async throws {
+    private func read(_ client: DemoClient, chats: [PeerId]) async throws {
         guard let peerId = random.element(chats), let top = server.snapshot().chatStates[peerId]?.messages.keys.max() else { return }
-        _ = await host.command(.read(peerId: peerId, maxId: top))
+        try await client.run(.read(peerId: peerId, maxId: top))
     }
 
-    private func waitForCursor(_ postbox: Postbox) async throws {
+    private func waitForCursor(_ postbox: Postbox, client: DemoClient) async throws {
         while try await postbox.transaction({ transaction in try transaction.getState() != nil }) == false {
+            try await client.ensureRunning(during: "the first sync")
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
     /// A progress bar of the stored pts against the server's until they meet.
-    private func showCatchUp(_ postbox: Postbox) async throws {
+    private func showCatchUp(_ postbox: Postbox, client: DemoClient) async throws {
         let target = server.snapshot().state.pts
         let from = try await postbox.transaction { transaction in (try transaction.getState() as? SyncAccountState)?.pts ?? 0 }
         while true {
             let pts = try await postbox.transaction { transaction in (try transaction.getState() as? SyncAccountState)?.pts ?? 0 }
             output.progress(done: Int(pts - from), total: Int(max(1, target - from)), label: "pts \(pts)/\(target)")
             if pts >= target { break }
+            try await client.ensureRunning(during: "catch-up")
             try await Task.sleep(for: .milliseconds(50))
         }
         output.endProgress()
     }
-}
-
-/// The path of an executable built next to this one.
-func siblingExecutable(_ name: String) -> String {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { return name }
-    let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    guard let slash = path.lastIndex(of: "/") else { return name }
-    return String(path[..<slash]) + "/" + name
 }
 
 /// Bytes of the regular files directly inside `path`.

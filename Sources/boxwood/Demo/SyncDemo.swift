@@ -23,6 +23,7 @@ struct Demo: ParsableCommand {
 
     @Option(help: "Random seed of the simulated server (the same seed gives the same world and traffic).") var seed: UInt64 = 1
     @Option(help: "Seconds of live traffic.") var duration: Double = 12
+    @Option(help: "How many times the client is SIGKILLed and restarted during live traffic (evenly spaced).") var kills: Int = 1
     @Flag(help: "Plain log lines instead of the terminal view (for CI and pipes).") var noTui = false
     @Option(help: "Directory for the demo database (deleted and recreated).") var dataDir = "./demo-data"
 
@@ -31,11 +32,12 @@ struct Demo: ParsableCommand {
     func validate() throws {
         if duration <= 0 || duration > 3600 { throw ValidationError("--duration must be in (0, 3600] seconds") }
         if dataDir.isEmpty { throw ValidationError("--data-dir must not be empty") }
+        if kills < 0 || kills > 1_000 { throw ValidationError("--kills must be in [0, 1000]") }
     }
 
     func run() throws {
         try recreateScratchDirectory(dataDir, marker: Demo.marker, command: "boxwood demo")
-        let session = DemoSession(seed: seed, duration: duration, tui: !noTui && isatty(1) != 0, databasePath: dataDir + "/db")
+        let session = DemoSession(seed: seed, duration: duration, kills: kills, tui: !noTui && isatty(1) != 0, databasePath: dataDir + "/db")
         let semaphore = DispatchSemaphore(value: 0)
         let outcome = OutcomeBox()
         Task {

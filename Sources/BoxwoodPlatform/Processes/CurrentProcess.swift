@@ -1,0 +1,38 @@
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Facts about the running process that need a system call to learn.
+public enum CurrentProcess {
+    /// This process's id.
+    public static var id: pid_t { getpid() }
+
+    /// The path of the running executable (symbolic links resolved on Linux; as launched on Darwin).
+    public static func executablePath() throws(Errno) -> FilePath {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { throw Errno(rawValue: errno) }
+        return FilePath(String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        #elseif canImport(Darwin)
+        var size: UInt32 = 0
+        _ = _NSGetExecutablePath(nil, &size)
+        var buffer = [CChar](repeating: 0, count: Int(size) + 1)
+        guard _NSGetExecutablePath(&buffer, &size) == 0 else { throw Errno.noSuchFileOrDirectory }
+        return FilePath(platformString: buffer)
+        #else
+        throw Errno.notSupported
+        #endif
+    }
+
+    /// The executable `name` in the running executable's directory (tools built together find each other so).
+    public static func siblingExecutable(_ name: String) throws(Errno) -> FilePath {
+        var path = try executablePath()
+        path.removeLastComponent()
+        path.append(name)
+        return path
+    }
+}
