@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblz4-dev pkg-config liblmdb-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build release test demo bench clean
+.PHONY: deps build release test lint demo bench docs clean
 
 # Installs the Debian packages the build links against, only when they are missing.
 deps:
@@ -28,6 +28,10 @@ test: deps
 	$(SWIFT) test
 	$(SWIFT) run boxwood-bench --smoke
 
+# The platform-layer rule: no OS-specific code in a library outside Sources/BoxwoodPlatform (run by .ci/run).
+lint:
+	scripts/check-platform-layer.sh
+
 # Benchmarks Boxwood against SQLite (Postbox configuration), LMDB and a raw mmap'ed file on 1,000,000 keys;
 # BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS="--quick --json bench.json"`.
 bench: deps
@@ -37,6 +41,11 @@ bench: deps
 # live views of its database in this terminal, and a consistency verdict. DEMO_ARGS passes options.
 demo: release
 	.build/release/boxwood demo $(DEMO_ARGS)
+
+# Builds the DocC documentation of the BoxwoodStore and Boxwood libraries into docs/api/, one archive per module.
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory docs/api generate-documentation --target BoxwoodStore \
+		--target Boxwood --output-path docs/api --transform-for-static-hosting
 
 clean:
 	rm -rf .build demo-data

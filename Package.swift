@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Boxwood",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "BoxwoodStore", targets: ["BoxwoodStore"]),
         .library(name: "Boxwood", targets: ["Boxwood"]),
@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -28,7 +29,9 @@ let package = Package(
         // The platform layer: owned descriptors, pipes, child processes (every OS call of those goes through it).
         .systemLibrary(name: "CBoxwoodPlatform", path: "Sources/CBoxwoodPlatform"),
         .target(name: "BoxwoodPlatform", dependencies: ["CBoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
-        .target(name: "BoxwoodStore", dependencies: ["CLZ4", "CPrefetch", .product(name: "Atomics", package: "swift-atomics")]),
+        // A pure-Swift LZ4 block codec (the same bytes as liblz4's block format; builds on every platform).
+        .target(name: "BoxwoodLZ4"),
+        .target(name: "BoxwoodStore", dependencies: [.target(name: "CLZ4", condition: .when(platforms: [.linux])), "BoxwoodLZ4", "CPrefetch", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "Boxwood", dependencies: ["BoxwoodStore"]),
         .target(name: "BoxwoodSync", dependencies: ["Boxwood"]),
         // A deterministic simulated server (with a fault layer) for testing the sync engine.
@@ -63,6 +66,11 @@ let package = Package(
             name: "boxwood-bench",
             dependencies: [
                 "BoxwoodStore",
+                "Boxwood",
+                "BoxwoodPlatform",
+                .product(name: "SystemPackage", package: "swift-system"),
+                "BoxwoodLZ4",
+                "CLZ4",
                 "CSQLite",
                 "CLMDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -76,5 +84,7 @@ let package = Package(
         .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", "boxwood-crash-child", "boxwood-process-child"]),
         .testTarget(name: "BoxwoodPlatformTests", dependencies: ["BoxwoodPlatform"]),
+        // liblz4 is here only to prove that both codecs write and read the same bytes.
+        .testTarget(name: "BoxwoodLZ4Tests", dependencies: ["BoxwoodLZ4", .target(name: "CLZ4", condition: .when(platforms: [.linux]))]),
     ]
 )

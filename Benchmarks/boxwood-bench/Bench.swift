@@ -44,6 +44,8 @@ final class Bench {
     /// Runs one workload on one engine; empty when the workload does not apply to the engine.
     func run(_ workload: WorkloadID, on engine: EngineKind) throws(BenchError) -> [Measurement] {
         if workload == .fullText { return try fullText(on: engine) }
+        if workload == .externalCommit { return engine == .boxwood ? [try externalCommitLatency()] : [] }
+        if workload == .idleViews { return engine == .boxwood ? [try idleViewWakeups()] : [] }
         switch engine {
         case .boxwood: return try runOnDatabase(workload, BoxwoodEngine.self)
         case .sqlite: return try runOnDatabase(workload, SQLiteEngine.self)
@@ -71,7 +73,7 @@ final class Bench {
         case .scan: return [try scans(engine)]
         case .singleNormal, .singleFull: return [try singleOperations(engine, workload)]
         case .value100, .value4K, .value64K: return try valueSizes(engine, workload)
-        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText: return []
+        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews: return []
         }
     }
 

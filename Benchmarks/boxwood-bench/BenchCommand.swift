@@ -41,6 +41,11 @@ struct BenchCommand: ParsableCommand {
         discussion: "Shows the memory-for-write-throughput trade: a larger budget means fewer checkpoints and fewer bytes synced."))
     var boxwoodCheckpointMemory: Int?
 
+    @Option(help: .hidden) var externalCommitChild: String?
+
+    @Flag(help: "Instead of the workloads: time the LZ4 block codecs, BoxwoodLZ4 against liblz4 (honours --quick, --smoke, --seed).")
+    var lz4Codec = false
+
     func validate() throws {
         if quick && smoke { throw ValidationError("--quick and --smoke exclude each other") }
         if let keys, keys < 1_000 || keys > 100_000_000 { throw ValidationError("--keys must be between 1,000 and 100,000,000") }
@@ -52,8 +57,13 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let externalCommitChild { throw ExitCode(runExternalCommitChild(directory: externalCommitChild)) }
         let watch = Stopwatch()
         let profile: Profile = smoke ? .smoke : quick ? .quick : .full
+        if lz4Codec {
+            do { try LZ4CodecBench.run(profile: profile, seed: seed) } catch { printError(error.description); throw ExitCode.failure }
+            return
+        }
         let sizes = BenchSizes(profile: profile, keys: keys ?? profile.defaultKeys)
         let workloads = try selectedWorkloads()
         let engines = try selectedEngines()

@@ -15,6 +15,8 @@ enum WorkloadID: String, CaseIterable, Sendable {
     case value64K = "value-64k"
     case reopen = "reopen-unclean"
     case fullText = "full-text"
+    case externalCommit = "external-commit"
+    case idleViews = "idle-views"
 
     /// One line for `--help` and the output header.
     var summary: String {
@@ -31,6 +33,8 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .postbox: return "a message arriving in a chat: read state get, history and tag index inserts, chat list move, read state put (ops = transactions)"
         case .value100, .value4K, .value64K: return "\(valueLengthText) text values (compressible): puts in ~1 MiB transactions, then random gets"
         case .reopen: return "open + first get after a process wrote to a fresh database and exited without closing (ops = opens)"
+        case .externalCommit: return "boxwood only: another process commits; time until a live view here shows it (ops = commits; p50/p99 in the note)"
+        case .idleViews: return "boxwood only: context switches of this process with 20 live views and no commits (ops/s = wake-ups per second)"
         case .fullText: return "full-text index (boxwood and sqlite FTS5 only): synthetic chat messages indexed 1,000 per transaction (ops = messages), then term, prefix, AND, phrase and per-chat queries (ops = queries; result sets compared)"
         }
     }
@@ -90,6 +94,10 @@ struct BenchSizes: Sendable {
     let postboxPeers: Int
     let postboxMessageLength = 150
     let reopenPuts: Int
+    /// Commits timed by `external-commit`.
+    let externalCommits: Int
+    /// The quiet window `idle-views` counts wake-ups in.
+    let idleWindowSeconds: Double
     private let valueCounts: (small: Int, medium: Int, large: Int)
 
     init(profile: Profile, keys: Int) {
@@ -100,6 +108,11 @@ struct BenchSizes: Sendable {
         sets = min(keys, max(keys / 5, 1_000))
         removes = max(keys / 10, 100)
         reopenPuts = min(keys, 50_000)
+        switch profile {
+        case .full: (externalCommits, idleWindowSeconds) = (1_000, 10)
+        case .quick: (externalCommits, idleWindowSeconds) = (300, 5)
+        case .smoke: (externalCommits, idleWindowSeconds) = (50, 1)
+        }
         switch profile {
         case .full:
             (singleNormal, singleFull, postboxTransactions, postboxPeers) = (20_000, 2_000, 20_000, 1_000)

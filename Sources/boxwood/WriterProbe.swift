@@ -1,3 +1,5 @@
+import BoxwoodPlatform
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,9 +9,9 @@ import Darwin
 /// What the shared header (`DB/header`) says about the database's writer, read from outside the engine: the
 /// file is opened read-only, no reader slot is claimed and no lock is taken, so a writer is never delayed.
 ///
-/// The header layout is the engine's (see `SharedHeader`): magic `BXWDHDR\0` at 0, `writerState` at 72 (1 while
-/// a writer changes the files, left at 1 by a writer that died doing so), the writer lock byte at 1 MiB (an
-/// open-file-description lock the kernel releases when its holder dies).
+/// The header layout is the engine's (see `SharedHeader`): magic `BXWDHDR\0` at 0, version 2 at 8, `writerState`
+/// at 72 (1 while a writer changes the files, left at 1 by a writer that died doing so), `writerHolder` at 96 (the
+/// identity — pid and start time — of the writer lock's holder while it is held; a dead holder's is ignored).
 enum WriterProbe {
     enum State: Equatable {
         /// No writer, and the last one finished cleanly.
@@ -23,46 +25,36 @@ enum WriterProbe {
 
     static let magic: [UInt8] = Array("BXWDHDR\0".utf8)
     static let writerStateOffset = 72
-    static let writerLockOffset: Int64 = 1 << 20
+    static let writerHolderOffset = 96
+    static let headerBytes = 104
 
-    /// The writer's state, or nil when there is no readable header (no database, or never opened by a writer).
+    /// The writer's state, or nil when there is no readable header (no database, never opened by a writer, or a
+    /// header of another version).
     static func state(of db: String) -> State? {
-        let fd = open(db + "/header", O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return nil }
-        defer { close(fd) }
-        // Lock, flag, lock, flag: a writer that takes the lock between two looks is seen as live, never as crashed.
-        guard let held = lockHeld(fd) else { return nil }
-        if held { return .lockHeld }
-        guard let flag1 = writerStateWord(fd), let heldAgain = lockHeld(fd), let flag2 = writerStateWord(fd) else { return nil }
-        if heldAgain { return .lockHeld }
-        return flag1 != 0 && flag2 != 0 ? .crashedMidWrite : .idle
+        guard let owner = try? FileSystemCalls.openFile(FilePath(db + "/header"), create: false, readOnly: true) else { return nil }
+        // Holder, flag, holder, flag: a writer that takes the lock between two looks is seen as live, never as crashed.
+        guard let first = words(owner.descriptor) else { return nil }
+        if isLiveHolder(first.holder) { return .lockHeld }
+        guard let second = words(owner.descriptor) else { return nil }
+        if isLiveHolder(second.holder) { return .lockHeld }
+        return first.writerState != 0 && second.writerState != 0 ? .crashedMidWrite : .idle
     }
 
-    /// The writerState word, or nil when the file is not a shared header.
-    private static func writerStateWord(_ fd: Int32) -> UInt64? {
-        var bytes = [UInt8](repeating: 0, count: writerStateOffset + 8)
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard n == bytes.count, Array(bytes[0..<magic.count]) == magic else { return nil }
-        var word: UInt64 = 0
-        for i in 0..<8 { word |= UInt64(bytes[writerStateOffset + i]) << (8 * UInt64(i)) }
-        return word
+    private static func isLiveHolder(_ holder: UInt64) -> Bool {
+        holder != 0 && ProcessIdentity(packed: holder).isAlive
     }
 
-    /// Whether another open of the file holds (or shares) the writer lock byte; nil when the query fails.
-    private static func lockHeld(_ fd: Int32) -> Bool? {
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = off_t(writerLockOffset)
-        lock.l_len = 1
-        lock.l_pid = 0
-        #if canImport(Glibc)
-        let getLock: Int32 = 36  // F_OFD_GETLK: the engine takes open-file-description locks
-        #else
-        let getLock = F_GETLK
-        #endif
-        guard fcntl(fd, getLock, &lock) == 0 else { return nil }
-        return lock.l_type != Int16(F_UNLCK)
+    /// The writerState and writerHolder words, or nil when the file is not a version-2 shared header.
+    private static func words(_ descriptor: FileDescriptor) -> (writerState: UInt64, holder: UInt64)? {
+        var bytes = [UInt8](repeating: 0, count: headerBytes)
+        guard let n = try? bytes.withUnsafeMutableBytes({ try descriptor.readFully(into: $0.baseAddress!, count: $0.count, offset: 0) }),
+              n == bytes.count, Array(bytes[0..<magic.count]) == magic, bytes[8] == 2 else { return nil }
+        func word(_ offset: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for i in 0..<8 { value |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
+            return value
+        }
+        return (word(writerStateOffset), word(writerHolderOffset))
     }
 }
 

@@ -140,7 +140,11 @@ import Testing
         let dir = try TempDir()
         let db = dir.path("db")
         #expect(try CLI.run(["load", db], input: "boxwood-dump 1\ntable 1 binary\n01\t02\n").status == 0)
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: db)
+        // Boxwood's files are private (0600 in a 0700 directory): hand them to `nobody`, read-only.
+        for name in try FileManager.default.contentsOfDirectory(atPath: db) {
+            try FileManager.default.setAttributes([.ownerAccountName: "nobody", .posixPermissions: 0o400], ofItemAtPath: db + "/" + name)
+        }
+        try FileManager.default.setAttributes([.ownerAccountName: "nobody", .posixPermissions: 0o555], ofItemAtPath: db)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: db) }
 
         for command in [["load", db], ["compact", db]] {

@@ -280,7 +280,7 @@ import Testing
         try box.begin()
         try box.set(counterTable, key: ValueBoxKey(int64: 0), value: int64Buffer(0))
         try box.commit()
-        let changes = box.externalChanges(pollInterval: .milliseconds(2))
+        let changes = box.externalChanges()
         let writer = try CrashChild(executable: child, arguments: ["counter", db, "0", "300", "3", "1"], stderrPath: directory + "/writer.err")
         var seen: [UInt64] = []
         for await version in changes {

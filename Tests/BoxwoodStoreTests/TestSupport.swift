@@ -85,6 +85,8 @@ extension BoxwoodError {
         case .transactionAlreadyActive: return "transactionAlreadyActive"
         case .lockTimeout: return "lockTimeout"
         case .readerSlotsFull: return "readerSlotsFull"
+        case .incompatibleLockScheme: return "incompatibleLockScheme"
+        case .suspended: return "suspended"
         case .closed: return "closed"
         case .outOfBounds: return "outOfBounds"
         case .readOnly: return "readOnly"

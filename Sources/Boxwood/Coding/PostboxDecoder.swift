@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import BoxwoodPlatform
 
 /// A field found by key: its type tag and where its payload starts.
 struct FieldValue {
@@ -113,7 +109,7 @@ public final class PostboxDecoder {
 
     /// Whether the stored key at `keyStart` has the bytes `keyBytes` (the lengths are already equal).
     @inline(__always) private func keysEqual(_ keyStart: Int, _ keyBytes: UnsafeRawBufferPointer) -> Bool {
-        keyBytes.count == 0 || memcmp(reader.base + keyStart, keyBytes.baseAddress!, keyBytes.count) == 0
+        keyBytes.count == 0 || bytesEqual(reader.base + keyStart, keyBytes.baseAddress!, count: keyBytes.count)
     }
 
     /// Calls `body` with each field's key and value, in stored order.

@@ -34,6 +34,7 @@ public final class Postbox: @unchecked Sendable {
     private var observers: [Int: (PostboxChanges) -> Void] = [:]
     private var nextObserverId = 0
     private var isClosed = false
+    private var isSuspended = false
     /// Watches the shared header for other processes' commits while live views exist (see `combinedView`).
     private var externalWatcher: Task<Void, Never>?
     /// The TransactionStateVersion the last non-empty transaction of this Postbox wrote to the metadata table.
@@ -87,18 +88,59 @@ public final class Postbox: @unchecked Sendable {
         }
     }
 
+    // MARK: Background
+
+    /// Prepares for the app being suspended (call it from the app's background or scene-phase handler). Waits for
+    /// the transaction in flight — transactions run one at a time on the Postbox queue, so at most the one running
+    /// now, however long its closure takes — then suspends the value box (``ValueBox/suspend()``: a cheap
+    /// checkpoint, no lock held, nothing waiting) and stops watching other processes' commits. Until
+    /// ``resume()``, transactions throw ``PostboxError/suspended``; live views stay registered and emit nothing.
+    public func suspend() async throws {
+        try await Postbox.onQueue {
+            if self.isClosed { throw PostboxError.closed }
+            if self.isSuspended { return }
+            self.externalWatcher?.cancel()
+            self.externalWatcher = nil
+            try self.valueBox.suspend()
+            self.isSuspended = true
+        }
+    }
+
+    /// Ends a suspension: transactions work again, and live views catch up at once with everything other
+    /// processes committed meanwhile (an empty transaction refreshes them, and watching resumes).
+    public func resume() async throws {
+        try await Postbox.onQueue {
+            if self.isClosed { throw PostboxError.closed }
+            guard self.isSuspended else { return }
+            try self.valueBox.resume()
+            self.isSuspended = false
+            if self.viewTracker.count > 0 {
+                self.watchExternalChanges()
+                try self.runTransaction { _ in }
+            }
+        }
+    }
+
     // MARK: Live views (see Postbox+Views.swift)
 
     /// Starts (once) a task that runs an empty transaction whenever another process commits, so that live
-    /// views refresh without waiting for a transaction of this Postbox. Runs on the queue.
+    /// views refresh without waiting for a transaction of this Postbox. It sleeps in the kernel between commits
+    /// (``ValueBox/externalChanges()``) and runs only while a live view exists. Runs on the queue.
     func watchExternalChanges() {
-        guard externalWatcher == nil, !isClosed else { return }
-        let changes = valueBox.externalChanges(pollInterval: .milliseconds(10))
+        guard externalWatcher == nil, !isClosed, !isSuspended else { return }
+        let changes = valueBox.externalChanges()
         externalWatcher = Task { [self] in
             for await _ in changes {
                 do { try await transaction { _ in } } catch { return }
             }
         }
+    }
+
+    /// Stops the watcher once no live view is left: with no view, nothing of this Postbox wakes. Runs on the queue.
+    func stopWatchingExternalChangesIfUnused() {
+        guard viewTracker.count == 0 else { return }
+        externalWatcher?.cancel()
+        externalWatcher = nil
     }
 
     // MARK: Observers (the view tracker's hook)
@@ -123,6 +165,7 @@ public final class Postbox: @unchecked Sendable {
 
     func runTransaction<T>(_ body: (Transaction) throws -> T) throws -> T {
         if isClosed { throw PostboxError.closed }
+        if isSuspended { throw PostboxError.suspended }
         try valueBox.begin()
         let sawExternalCommits = valueBox.lastBeginSawExternalCommits
         if sawExternalCommits { tables.clearMemoryCaches() }

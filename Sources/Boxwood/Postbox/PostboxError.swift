@@ -11,10 +11,13 @@ public enum PostboxError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidUpgrade(from: Int32, to: Int32)
     /// The Postbox was closed.
     case closed
+    /// The Postbox is suspended (``Postbox/suspend()``) until ``Postbox/resume()``.
+    case suspended
 
     public var description: String {
         switch self {
         case .transactionEnded: return "the transaction has ended; a Transaction must not escape its closure"
+        case .suspended: return "the Postbox is suspended (the app is in the background); call resume() first"
         case let .newerUserVersion(found, supported):
             return "the database has user version \(found); this build supports up to \(supported)"
         case let .noUpgradePath(from, to): return "no upgrade step from user version \(from) (current \(to))"

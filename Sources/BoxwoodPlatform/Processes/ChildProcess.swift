@@ -24,7 +24,7 @@ import Darwin
 public final class ChildProcess: @unchecked Sendable {
     /// The child's process id (valid for signals until the child was reaped).
     public let pid: pid_t
-    private let mutex = PlatformMutex()
+    private let mutex = PlatformLock()
     /// Set once, under `mutex`, by the call that reaped the child.
     private var termination: ChildTermination?
 

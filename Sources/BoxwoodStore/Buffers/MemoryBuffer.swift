@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import BoxwoodPlatform
 
 /// A block of bytes: `memory` holds `length` valid bytes out of `capacity`. Postbox's buffer type.
 /// When `freeWhenDone` is true the buffer owns the memory (allocated with `malloc`) and frees it on deinit.
@@ -22,12 +18,12 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
 
     /// An empty buffer.
     public convenience init() {
-        self.init(memory: malloc(1)!, capacity: 1, length: 0, freeWhenDone: true)
+        self.init(memory: allocateBytes(1)!, capacity: 1, length: 0, freeWhenDone: true)
     }
 
     /// A buffer owning a copy of `bytes`.
     public convenience init(copying bytes: UnsafeRawBufferPointer) {
-        let memory = malloc(max(bytes.count, 1))!
+        let memory = allocateBytes(max(bytes.count, 1))!
         if let base = bytes.baseAddress, bytes.count > 0 { memory.copyMemory(from: base, byteCount: bytes.count) }
         self.init(memory: memory, capacity: bytes.count, length: bytes.count, freeWhenDone: true)
     }
@@ -39,7 +35,7 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
 
     /// A buffer owning a copy of `bytes`.
     public convenience init(_ bytes: [UInt8]) {
-        let memory = malloc(max(bytes.count, 1))!
+        let memory = allocateBytes(max(bytes.count, 1))!
         bytes.withUnsafeBytes { if let b = $0.baseAddress, $0.count > 0 { memory.copyMemory(from: b, byteCount: $0.count) } }
         self.init(memory: memory, capacity: bytes.count, length: bytes.count, freeWhenDone: true)
     }
@@ -50,7 +46,7 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
     }
 
     deinit {
-        if freeWhenDone { free(memory) }
+        if freeWhenDone { freeBytes(memory) }
     }
 
     /// The valid bytes (`length` of them). Valid while the buffer is alive.
@@ -60,7 +56,7 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
     public func makeArray() -> [UInt8] { Array(bytes) }
 
     public static func == (lhs: MemoryBuffer, rhs: MemoryBuffer) -> Bool {
-        lhs.length == rhs.length && (lhs.length == 0 || memcmp(lhs.memory, rhs.memory, lhs.length) == 0)
+        lhs.length == rhs.length && bytesEqual(lhs.memory, rhs.memory, count: lhs.length)
     }
 
     public var description: String { hexString(bytes) }
@@ -73,7 +69,7 @@ public final class WriteBuffer: MemoryBuffer, @unchecked Sendable {
 
     /// An empty buffer with 32 bytes of capacity.
     public init() {
-        super.init(memory: malloc(32)!, capacity: 32, length: 0, freeWhenDone: true)
+        super.init(memory: allocateBytes(32)!, capacity: 32, length: 0, freeWhenDone: true)
     }
 
     /// Appends `length` bytes from `data + offset`.
@@ -112,7 +108,7 @@ public final class WriteBuffer: MemoryBuffer, @unchecked Sendable {
     func ensureCapacity(_ needed: Int) {
         if needed > capacity {
             let newCapacity = needed + 256
-            memory = realloc(memory, newCapacity)!
+            memory = reallocateBytes(memory, newCapacity)!
             capacity = newCapacity
         }
     }
@@ -130,7 +126,7 @@ public final class ReadBuffer: MemoryBuffer, @unchecked Sendable {
 
     /// A reader owning a copy of `bytes`.
     public init(copying bytes: UnsafeRawBufferPointer) {
-        let memory = malloc(max(bytes.count, 1))!
+        let memory = allocateBytes(max(bytes.count, 1))!
         if let base = bytes.baseAddress, bytes.count > 0 { memory.copyMemory(from: base, byteCount: bytes.count) }
         super.init(memory: memory, capacity: bytes.count, length: bytes.count, freeWhenDone: true)
     }

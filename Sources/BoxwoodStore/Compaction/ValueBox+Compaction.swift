@@ -54,7 +54,7 @@ extension ValueBox {
         }
         let temporaryPath = path + "/" + ValueBox.compactionFileName
         try fileSystem.removeFile(temporaryPath)
-        let output = try fileSystem.open(temporaryPath, create: true, readOnly: false)
+        let output = try openStorageFile(temporaryPath, create: true, readOnly: false)
         var newMeta: MetaPage
         var entries = 0
         do {
@@ -173,7 +173,7 @@ extension ValueBox {
     /// Opens the data file the path names now (after a compaction swapped it in) in place of the current one,
     /// and loads its state; the WAL stays (it is empty and carries the salt the new meta expects).
     func adoptDataFile(expecting expected: MetaPage) throws(BoxwoodError) {
-        let file = try fileSystem.open(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
+        let file = try openStorageFile(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
         let chosen: MetaPage
         do {
             chosen = try readMeta(file, size: try file.size()).0

@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import BoxwoodPlatform
+import SystemPackage
 
 /// A value read out of a leaf: either a pointer into page memory (valid until the next mutation) or a
 /// `malloc`ed copy that the holder must free (or hand to a `ReadBuffer`).
@@ -11,7 +8,7 @@ struct ValueBytes {
     let count: Int
     let owned: UnsafeMutableRawPointer?
 
-    func release() { if let owned { free(owned) } }
+    func release() { if let owned { freeBytes(owned) } }
 
     /// A `ReadBuffer` that owns a copy (or takes over the owned memory).
     func makeReadBuffer() -> ReadBuffer {
@@ -106,14 +103,14 @@ enum LeafValue {
         }
         let stored = try readOverflowChain(pager, first: ref, length: storedLength)
         if codec == .raw { return ValueBytes(pointer: stored, count: storedLength, owned: stored) }
-        defer { free(stored) }
+        defer { freeBytes(stored) }
         return try decompress(pager, stored, storedLength, rawLength: rawLength)
     }
 
     private static func decompress(_ pager: Pager, _ source: UnsafeRawPointer, _ count: Int, rawLength: Int) throws(BoxwoodError) -> ValueBytes {
-        guard let out = malloc(max(rawLength, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: ENOMEM) }
+        guard let out = allocateBytes(max(rawLength, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: Errno.noMemory.rawValue) }
         if !LZ4Codec.decompress(source, count, into: out, rawCount: rawLength) {
-            free(out)
+            freeBytes(out)
             throw .corrupted(file: pager.file.path, page: nil, reason: "LZ4 value does not decompress to \(rawLength) bytes")
         }
         return ValueBytes(pointer: out, count: rawLength, owned: out)
@@ -121,19 +118,19 @@ enum LeafValue {
 
     /// Copies a chain of overflow pages into a new `malloc`ed buffer of `length` bytes.
     static func readOverflowChain(_ pager: Pager, first: UInt64, length: Int) throws(BoxwoodError) -> UnsafeMutableRawPointer {
-        guard let out = malloc(max(length, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: ENOMEM) }
+        guard let out = allocateBytes(max(length, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: Errno.noMemory.rawValue) }
         var page = first
         var copied = 0
         while copied < length {
             if page == 0 {
-                free(out)
+                freeBytes(out)
                 throw .corrupted(file: pager.file.path, page: nil, reason: "overflow chain ends after \(copied) of \(length) bytes")
             }
             let p: UnsafeRawPointer
-            do { p = try pager.diskPage(page) } catch { free(out); throw error }
+            do { p = try pager.diskPage(page) } catch { freeBytes(out); throw error }
             let n = Int(load64(p, PageLayout.auxOffset))
             guard Node.type(p) == PageType.overflow.rawValue, n > 0, copied + n <= length else {
-                free(out)
+                freeBytes(out)
                 throw .corrupted(file: pager.file.path, page: page, reason: "bad overflow page in a \(length)-byte value")
             }
             (out + copied).copyMemory(from: p + PageLayout.headerSize, byteCount: n)
@@ -142,7 +139,7 @@ enum LeafValue {
             // Every page but the last is full, and the last ends the chain: a loop or a spliced chain
             // can never satisfy both, so it is reported instead of returning repeated bytes.
             if (copied < length && n != PageLayout.overflowPayload) || (copied == length && page != 0) {
-                free(out)
+                freeBytes(out)
                 throw .corrupted(file: pager.file.path, page: page, reason: "overflow chain does not match its \(length)-byte value")
             }
         }

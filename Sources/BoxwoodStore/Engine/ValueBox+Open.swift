@@ -16,7 +16,7 @@ extension ValueBox {
         let walPath = path + "/" + ValueBox.walFileName
         let dataExisted = fileSystem.kind(of: dataPath) != nil
         if !dataExisted && readOnly { throw .notABoxwoodDatabase(path: path, reason: "no data file") }
-        var file = try fileSystem.open(dataPath, create: !readOnly, readOnly: readOnly)
+        var file = try openStorageFile(dataPath, create: !readOnly, readOnly: readOnly)
         dataFile = file
         if !dataExisted { try fileSystem.syncDirectory(path) }
         if header == nil { try attachHeader() }
@@ -45,11 +45,12 @@ extension ValueBox {
             // A compaction may have renamed a new file over `data` between the open above and taking the lock
             // (it swaps files only under the lock): read the file the path names now, or its meta would not
             // match the WAL the compaction reset.
-            file = try fileSystem.open(dataPath, create: false, readOnly: readOnly)
+            file = try openStorageFile(dataPath, create: false, readOnly: readOnly)
             dataFile = file
         }
         try openFromFiles(file, dataPath: dataPath, walPath: walPath)
         publishState()
+        try claimReaderSlotIfNeeded()
         versionAtLastTransaction = lastSequence
     }
 
@@ -105,7 +106,7 @@ extension ValueBox {
         let walExisted = fileSystem.kind(of: walPath) != nil
         wal = nil
         if readOnly && !walExisted { return }
-        let walFile = try fileSystem.open(walPath, create: !readOnly, readOnly: readOnly)
+        let walFile = try openStorageFile(walPath, create: !readOnly, readOnly: readOnly)
         let log = WriteAheadLog(file: walFile)
         wal = log
         if !walExisted { try fileSystem.syncDirectory(path) }
@@ -115,7 +116,7 @@ extension ValueBox {
     /// What the WAL at `walPath` proves about a database having been created (nil when nothing).
     private func walEvidence(_ walPath: String) throws(BoxwoodError) -> String? {
         guard fileSystem.kind(of: walPath) == .regular else { return nil }
-        let walFile = try fileSystem.open(walPath, create: false, readOnly: true)
+        let walFile = try openStorageFile(walPath, create: false, readOnly: true)
         defer { walFile.close() }
         let walSize = try walFile.size()
         if walSize > UInt64(WriteAheadLog.headerSize) { return "the WAL holds \(walSize) bytes of commits" }
@@ -317,5 +318,15 @@ extension ValueBox {
             try log.file.truncate(to: log.endOffset)
             if options.durability != .off { try log.file.sync() }
         }
+    }
+}
+
+extension ValueBox {
+    /// Opens one of the database's files. Every file the engine opens goes through here, so that `full`
+    /// durability reaches every sync of every file (F_FULLFSYNC on Darwin).
+    func openStorageFile(_ path: String, create: Bool, readOnly: Bool) throws(BoxwoodError) -> StorageFile {
+        let file = try fileSystem.open(path, create: create, readOnly: readOnly)
+        file.flushesDriveCache = options.durability == .full
+        return file
     }
 }

@@ -1,3 +1,4 @@
+import SystemPackage
 /// Several value boxes on one database (in one process or many): the writer lock, snapshot pins, and
 /// catching up with what the others committed. The protocol (see `docs/architecture.md`):
 ///
@@ -12,9 +13,11 @@
 extension ValueBox {
     // MARK: Attaching
 
-    /// Opens the shared header and claims a reader slot. A read-only value box that cannot create or write the
-    /// header (read-only directory or file) goes on without one: it reads the files as they are and cannot
-    /// coordinate with writers.
+    /// Opens the shared header and, when its identity is valid, claims a reader slot (otherwise the slot is claimed
+    /// by ``claimReaderSlotIfNeeded()`` once open has rebuilt the header). A read-only value box that cannot create
+    /// or write the header (read-only directory or file) goes on without one: it reads the files as they are and
+    /// cannot coordinate with writers. Throws `.incompatibleLockScheme` when a process of the older lock scheme has
+    /// the database open.
     func attachHeader() throws(BoxwoodError) {
         let file: CoordinationFile
         let headerPath = path + "/" + ValueBox.headerFileName
@@ -22,17 +25,25 @@ extension ValueBox {
         do {
             file = try fileSystem.openCoordinationFile(headerPath)
         } catch {
-            if options.readOnly, case let .io(_, _, code) = error, code == EACCES || code == EROFS || code == EPERM { return }
+            if options.readOnly, case let .io(_, _, code) = error, code == Errno.permissionDenied.rawValue || code == Errno.readOnlyFileSystem.rawValue || code == Errno.notPermitted.rawValue { return }
             throw error
         }
         let header = SharedHeader(file: file)
-        do {
-            readerSlot = try header.claimSlot()
+        do throws(BoxwoodError) {
+            if header.isVersion1, try file.hasVersion1Holders() { throw .incompatibleLockScheme(path: path) }
+            if header.hasValidIdentity { readerSlot = try header.claimSlot() }
         } catch {
             file.close()
             throw error
         }
         self.header = header
+    }
+
+    /// Claims a reader slot if open had to rebuild the header first (slots are claimed only in a header with a
+    /// valid identity, so that rebuilding it never drops a live claim).
+    func claimReaderSlotIfNeeded() throws(BoxwoodError) {
+        guard let header, readerSlot == nil, header.hasValidIdentity else { return }
+        readerSlot = try header.claimSlot()
     }
 
     /// Releases the slot and any lock, and closes the header.
@@ -43,7 +54,7 @@ extension ValueBox {
         inExplicitRead = false
         if holdsWriterLock { header.unlockWriter() }
         holdsWriterLock = false
-        if let readerSlot { header.releaseSlot(readerSlot) }
+        if let readerSlot, header.holdsSlot(readerSlot) { header.releaseSlot(readerSlot) }
         readerSlot = nil
         header.file.close()
         self.header = nil
@@ -103,6 +114,7 @@ extension ValueBox {
     func enterRead() throws(BoxwoodError) -> Bool {
         if failure != nil { try recoverFromFailure() }
         if isClosed { throw .closed }
+        if suspended { throw .suspended(path: path) }
         if inTransaction || isPinned || header == nil { return false }
         try pinSnapshot()
         return true
@@ -171,7 +183,7 @@ extension ValueBox {
         var chosen = try readMeta(file, size: try file.size()).0
         if chosen.generation < published.generation {
             // A compaction may have swapped a new file in under the path: look at the file it names now.
-            let replacement = try fileSystem.open(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
+            let replacement = try openStorageFile(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
             guard let newest = try? readMeta(replacement, size: try replacement.size()).0, newest.generation >= published.generation else {
                 replacement.close()
                 return false
@@ -187,7 +199,7 @@ extension ValueBox {
         if wal == nil {
             let walPath = path + "/" + ValueBox.walFileName
             guard fileSystem.kind(of: walPath) == .regular else { return lastSequence == published.version }
-            wal = WriteAheadLog(file: try fileSystem.open(walPath, create: false, readOnly: options.readOnly))
+            wal = WriteAheadLog(file: try openStorageFile(walPath, create: false, readOnly: options.readOnly))
         }
         wal!.restart(salt: chosen.walSalt)
         if chosen.generation == published.generation && chosen.walSalt == published.walSalt {
@@ -277,8 +289,3 @@ extension ValueBox {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

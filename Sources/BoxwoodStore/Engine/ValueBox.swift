@@ -1,9 +1,4 @@
 import Atomics
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Boxwood's ValueBox: tables of ordered key/value pairs in one database directory, with Postbox's
 /// semantics (see `docs/architecture.md`). A database is a directory holding `data` (the page file), `wal`
@@ -88,7 +83,7 @@ public final class ValueBox {
     @exclusivity(unchecked) var seenHeaderSequence: UInt64 = .max
     /// True when this value box created the header file (a failed open removes it again, changing nothing).
     var createdHeaderFile = false
-    /// The last version this value box committed (read by ``externalChanges(pollInterval:)``'s task).
+    /// The last version this value box committed (read by ``externalChanges()``'s watcher thread).
     let ownCommits = ManagedAtomic<UInt64>(0)
     /// `lastSequence` when the previous transaction ended.
     var versionAtLastTransaction: UInt64 = 0
@@ -102,6 +97,10 @@ public final class ValueBox {
     /// commit stands; the database recovered from its files). Nil when the last automatic checkpoint worked.
     public internal(set) var lastCheckpointError: BoxwoodError?
     @exclusivity(unchecked) var isClosed = false
+    /// Set by ``suspend()``, cleared by ``resume()``: every call in between throws `.suspended`.
+    @exclusivity(unchecked) var suspended = false
+    /// The threads of ``externalChanges()`` streams, stopped by ``suspend()`` and ``close()``.
+    let commitWatchers = CommitWatcherRegistry()
 
     let path_ = TreePath()
     let cellBuffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
@@ -140,6 +139,7 @@ public final class ValueBox {
             // A failed commit's record may still be in the log: cut it off one last time.
             do { try recoverFromFailure() } catch { closeError = error }
         }
+        commitWatchers.stopAll()
         releaseFiles()
         detachHeader()
         failure = nil
@@ -169,6 +169,7 @@ public final class ValueBox {
     func checkUsable() throws(BoxwoodError) {
         if failure != nil { try recoverFromFailure() }
         if isClosed { throw .closed }
+        if suspended { throw .suspended(path: path) }
     }
 
     func checkWritable() throws(BoxwoodError) {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemPackage
 
 /// Every error the storage engine reports. The engine never traps on bad input or a bad file: it throws one
 /// of these, and the database stays usable (or, for a damaged file, refuses to open with a precise reason).
@@ -32,8 +28,13 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     case lockTimeout(path: String, seconds: Double)
     /// Every reader slot of the shared header is owned by a live value box.
     case readerSlotsFull(path: String, slots: Int)
+    /// A process running an older Boxwood (shared-header lock scheme 1) has the database open; the two schemes do
+    /// not exclude each other, so this one refuses to open until that process closes it.
+    case incompatibleLockScheme(path: String)
     /// The value box was closed.
     case closed
+    /// The value box is suspended (``ValueBox/suspend()``) until ``ValueBox/resume()``.
+    case suspended(path: String)
     /// A partial write (`readWrite`) addressed bytes outside the value.
     case outOfBounds(offset: Int, length: Int, valueLength: Int)
     /// The operation is not allowed on a database opened read-only.
@@ -58,7 +59,7 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             if let page { return "corrupted \(file), page \(page): \(reason)" }
             return "corrupted \(file): \(reason)"
         case let .io(operation, path, code):
-            return "\(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
+            return "\(operation) failed on \(path): \(Errno(rawValue: code).description) (errno \(code))"
         case let .keyTypeMismatch(table, existing, requested):
             return "table \(table) has key type \(existing), used as \(requested)"
         case .noActiveTransaction:
@@ -69,8 +70,12 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): another writer held the write lock for more than \(seconds) s"
         case let .readerSlotsFull(path, slots):
             return "\(path): all \(slots) reader slots are in use by open value boxes"
+        case let .incompatibleLockScheme(path):
+            return "\(path): a process running an older Boxwood (lock scheme 1) has this database open; close it first"
         case .closed:
             return "the value box is closed"
+        case let .suspended(path):
+            return "\(path) is suspended (the app is in the background); call resume() first"
         case let .outOfBounds(offset, length, valueLength):
             return "range \(offset)..<\(offset + length) is outside a value of \(valueLength) bytes"
         case let .readOnly(path):

@@ -1,94 +1,63 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import BoxwoodPlatform
+import SystemPackage
 
-/// A real file through POSIX calls.
+/// A real file, through the platform layer. Created 0600; syncs flush the drive's cache (F_FULLFSYNC on Darwin)
+/// when ``flushesDriveCache`` is set, as it is for `full` durability.
 public final class PosixFile: StorageFile {
     public let path: String
-    let fd: Int32
+    public var flushesDriveCache = false
+    /// The open file; nil once closed. The descriptor is lent for I/O through `descriptor`.
+    private var owner: OwnedDescriptor?
+    private let descriptor: FileDescriptor
 
-    init(path: String, fd: Int32) {
+    init(path: String, owner: consuming OwnedDescriptor) {
         self.path = path
-        self.fd = fd
+        descriptor = owner.descriptor
+        self.owner = consume owner
     }
 
     deinit { close() }
 
-    private var isOpen = true
-
     public func read(into buffer: UnsafeMutableRawPointer, count: Int, offset: UInt64) throws(BoxwoodError) -> Int {
-        var done = 0
-        while done < count {
-            let n = pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(operation: "pread", path: path, errno: errno)
-            }
-            if n == 0 { break }
-            done += n
-        }
-        return done
+        do { return try descriptor.readFully(into: buffer, count: count, offset: offset) } catch { throw .io(operation: "pread", path: path, errno: error.rawValue) }
     }
 
     public func write(_ buffer: UnsafeRawPointer, count: Int, offset: UInt64) throws(BoxwoodError) {
-        var done = 0
-        while done < count {
-            let n = pwrite(fd, buffer + done, count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(operation: "pwrite", path: path, errno: errno)
-            }
-            done += n
-        }
+        do { try descriptor.writeFully(buffer, count: count, offset: offset) } catch { throw .io(operation: "pwrite", path: path, errno: error.rawValue) }
     }
 
     public func sync() throws(BoxwoodError) {
-        if fsync(fd) != 0 { throw .io(operation: "fsync", path: path, errno: errno) }
+        do { try descriptor.synchronize(flushesDriveCache ? .full : .all) } catch { throw .io(operation: "fsync", path: path, errno: error.rawValue) }
     }
 
     public func dataSync() throws(BoxwoodError) {
-        #if canImport(Glibc)
-        if fdatasync(fd) != 0 { throw .io(operation: "fdatasync", path: path, errno: errno) }
-        #else
-        if fsync(fd) != 0 { throw .io(operation: "fsync", path: path, errno: errno) }
-        #endif
+        do { try descriptor.synchronize(flushesDriveCache ? .full : .data) } catch { throw .io(operation: "fdatasync", path: path, errno: error.rawValue) }
     }
 
     public func size() throws(BoxwoodError) -> UInt64 {
-        var st = stat()
-        if fstat(fd, &st) != 0 { throw .io(operation: "fstat", path: path, errno: errno) }
-        return UInt64(st.st_size)
+        do { return try descriptor.fileSize() } catch { throw .io(operation: "fstat", path: path, errno: error.rawValue) }
     }
 
     public func truncate(to size: UInt64) throws(BoxwoodError) {
-        while ftruncate(fd, off_t(size)) != 0 {
-            if errno == EINTR { continue }
-            throw .io(operation: "ftruncate", path: path, errno: errno)
-        }
+        do { try descriptor.setFileSize(size) } catch { throw .io(operation: "ftruncate", path: path, errno: error.rawValue) }
     }
 
     public func map(length: Int) throws(BoxwoodError) -> UnsafeRawPointer {
-        guard let address = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
-            throw .io(operation: "mmap", path: path, errno: errno)
-        }
-        return UnsafeRawPointer(address)
+        do { return UnsafeRawPointer(try descriptor.mapShared(length: length, writable: false)) } catch { throw .io(operation: "mmap", path: path, errno: error.rawValue) }
     }
 
     public func unmap(_ address: UnsafeRawPointer, length: Int) {
-        munmap(UnsafeMutableRawPointer(mutating: address), length)
+        unmapShared(address, length: length)
     }
 
     public func close() {
-        if isOpen {
-            isOpen = false
-            _ = Glibc.close(fd)
-        }
+        // A close failure leaves nothing to do: the descriptor is released either way, and every write that
+        // matters was synced before.
+        if let owner = owner.take() { _ = try? owner.close() }
     }
 }
 
-/// The real file system.
+/// The real file system, through the platform layer: files Boxwood creates are 0600 and directories 0700.
 public final class PosixFileSystem: StorageFileSystem, Sendable {
     /// The shared instance.
     public static let shared = PosixFileSystem()
@@ -96,45 +65,36 @@ public final class PosixFileSystem: StorageFileSystem, Sendable {
     public init() {}
 
     public func open(_ path: String, create: Bool, readOnly: Bool) throws(BoxwoodError) -> StorageFile {
-        var flags = readOnly ? O_RDONLY : O_RDWR
-        if create { flags |= O_CREAT }
-        flags |= O_CLOEXEC
-        let fd = Glibc.open(path, flags, 0o644)
-        if fd < 0 { throw .io(operation: "open", path: path, errno: errno) }
-        return PosixFile(path: path, fd: fd)
+        do {
+            return PosixFile(path: path, owner: try FileSystemCalls.openFile(FilePath(path), create: create, readOnly: readOnly))
+        } catch {
+            throw .io(operation: "open", path: path, errno: error.rawValue)
+        }
     }
 
     public func kind(of path: String) -> FileKind? {
-        var st = stat()
-        if stat(path, &st) != 0 { return nil }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: return .regular
-        case S_IFDIR: return .directory
-        default: return .other
+        switch FileSystemCalls.kind(of: FilePath(path)) {
+        case .regular?: return .regular
+        case .directory?: return .directory
+        case .other?: return .other
+        case nil: return nil
         }
     }
 
     public func createDirectory(_ path: String) throws(BoxwoodError) {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw .io(operation: "mkdir", path: path, errno: errno)
-        }
+        do { try FileSystemCalls.createDirectory(FilePath(path)) } catch { throw .io(operation: "mkdir", path: path, errno: error.rawValue) }
     }
 
     public func syncDirectory(_ path: String) throws(BoxwoodError) {
-        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd < 0 { throw .io(operation: "open(dir)", path: path, errno: errno) }
-        defer { _ = Glibc.close(fd) }
-        if fsync(fd) != 0 { throw .io(operation: "fsync(dir)", path: path, errno: errno) }
+        do { try FileSystemCalls.syncDirectory(FilePath(path)) } catch { throw .io(operation: "fsync(dir)", path: path, errno: error.rawValue) }
     }
 
     public func removeFile(_ path: String) throws(BoxwoodError) {
-        if unlink(path) != 0 && errno != ENOENT {
-            throw .io(operation: "unlink", path: path, errno: errno)
-        }
+        do { try FileSystemCalls.removeFile(FilePath(path)) } catch { throw .io(operation: "unlink", path: path, errno: error.rawValue) }
     }
 
     public func rename(_ from: String, to: String) throws(BoxwoodError) {
-        if Glibc.rename(from, to) != 0 { throw .io(operation: "rename", path: from, errno: errno) }
+        do { try FileSystemCalls.rename(FilePath(from), to: FilePath(to)) } catch { throw .io(operation: "rename", path: from, errno: error.rawValue) }
     }
 
     public func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile {

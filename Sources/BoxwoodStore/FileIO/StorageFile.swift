@@ -4,6 +4,9 @@
 public protocol StorageFile: AnyObject {
     /// The path the file was opened at (for error messages).
     var path: String { get }
+    /// Whether ``sync()`` and ``dataSync()`` also flush the drive's own cache (`F_FULLFSYNC` on Darwin; Linux's
+    /// `fsync` does so already). The engine sets it for `full` durability.
+    var flushesDriveCache: Bool { get set }
     /// Reads up to `count` bytes at `offset`; returns the number read (short at end of file).
     func read(into buffer: UnsafeMutableRawPointer, count: Int, offset: UInt64) throws(BoxwoodError) -> Int
     /// Writes all `count` bytes at `offset`, extending the file when needed.

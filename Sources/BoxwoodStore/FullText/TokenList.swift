@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import BoxwoodPlatform
 
 /// The tokens of one text, in order: their UTF-8 bytes concatenated in one array, plus where each one ends.
 /// Building one costs two arrays, not one allocation per token. Token `i` is at position `i` of the text.
@@ -109,7 +105,7 @@ struct TokenList {
 func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     let n = min(a.count, b.count)
     if n > 0 {
-        let c = memcmp(a.baseAddress!, b.baseAddress!, n)
+        let c = compareBytes(a.baseAddress!, b.baseAddress!, count: n)
         if c != 0 { return Int(c) }
     }
     return a.count - b.count
@@ -118,7 +114,7 @@ func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> I
 /// True when `bytes` starts with `prefix`.
 @inline(__always)
 func hasBytePrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: UnsafeRawBufferPointer) -> Bool {
-    prefix.count <= bytes.count && (prefix.count == 0 || memcmp(bytes.baseAddress!, prefix.baseAddress!, prefix.count) == 0)
+    prefix.count <= bytes.count && bytesEqual(bytes.baseAddress!, prefix.baseAddress!, count: prefix.count)
 }
 
 /// `array.withUnsafeBytes` for a body with typed throws (`withUnsafeBytes` only rethrows untyped errors).

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import BoxwoodPlatform
 
 /// Heap storage of a ``ValueBoxKey``; shared between copies until one of them is mutated.
 @usableFromInline
@@ -156,7 +152,7 @@ public struct ValueBoxKey: Sendable, Hashable, Comparable, CustomStringConvertib
     public func isPrefix(to other: ValueBoxKey) -> Bool {
         if length > other.length { return false }
         if length == 0 { return true }
-        return memcmp(storage.memory, other.storage.memory, length) == 0
+        return bytesEqual(storage.memory, other.storage.memory, count: length)
     }
 
     /// The key with its bytes in reverse order.
@@ -225,7 +221,7 @@ public struct ValueBoxKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     @inlinable
     public static func == (lhs: ValueBoxKey, rhs: ValueBoxKey) -> Bool {
-        lhs.length == rhs.length && (lhs.length == 0 || memcmp(lhs.storage.memory, rhs.storage.memory, lhs.length) == 0)
+        lhs.length == rhs.length && bytesEqual(lhs.storage.memory, rhs.storage.memory, count: lhs.length)
     }
 
     public func hash(into hasher: inout Hasher) {

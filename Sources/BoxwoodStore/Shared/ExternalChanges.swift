@@ -1,44 +1,126 @@
 import Atomics
+import BoxwoodPlatform
+import SystemPackage
 
 extension ValueBox {
     /// Versions committed by other value boxes (other processes) after this call, as they happen: an
-    /// `AsyncStream` of ``transactionStateVersion`` values, driven by polling the shared header every `pollInterval` (one
-    /// atomic load per poll, no I/O). Versions this value box committed itself are not reported, and several
-    /// commits between two polls are reported once, as the newest version. Meant for refreshing live views
-    /// of a process that is not writing (Postbox notices only at its next transaction). The stream ends
-    /// when the task iterating it is cancelled. A value box without a shared header (a read-only open in a
-    /// read-only directory) gets a stream that ends at once.
-    public func externalChanges(pollInterval: Duration = .milliseconds(10)) -> AsyncStream<UInt64> {
-        guard header != nil, let monitor = try? HeaderMonitor(path: path + "/" + ValueBox.headerFileName,
+    /// `AsyncStream` of ``transactionStateVersion`` values. No polling: a thread of its own sleeps in the kernel
+    /// on the shared header's commit word (a shared futex on Linux, `os_sync_wait_on_address` on Darwin) and is
+    /// woken by the committing process. Versions this value box committed itself are not reported, and several
+    /// commits that land while the stream's consumer is busy are reported once, as the newest version. Meant for
+    /// refreshing live views of a process that is not writing (Postbox notices only at its next transaction). The
+    /// stream ends when the task iterating it is cancelled or drops it — the thread is woken and exits, and nothing
+    /// of it wakes afterwards. A value box without a shared header (a read-only open in a read-only directory) gets
+    /// a stream that ends at once.
+    public func externalChanges() -> AsyncStream<UInt64> {
+        guard header != nil, !isClosed, !suspended, let monitor = try? HeaderMonitor(path: path + "/" + ValueBox.headerFileName,
                                                              fileSystem: fileSystem, ownCommits: ownCommits) else {
             return AsyncStream { $0.finish() }
         }
         let (stream, continuation) = AsyncStream<UInt64>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        // The baseline is the version now, not when the task first runs: a commit made right after this call
+        // The baseline is the version now, not when the thread first runs: a commit made right after this call
         // is reported.
         let baseline = monitor.version
-        let task = Task.detached {
-            var last = baseline
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
-                let version = monitor.version
-                if version != last {
-                    last = version
-                    if version != monitor.ownCommits.load(ordering: .acquiring) { continuation.yield(version) }
-                }
-            }
-            monitor.close()
-            continuation.finish()
+        let watcher = CommitWatcher(monitor: monitor, baseline: baseline) { version in continuation.yield(version) }
+        do {
+            try watcher.start { continuation.finish() }
+        } catch {
+            return AsyncStream { $0.finish() }
         }
-        continuation.onTermination = { _ in task.cancel() }
+        continuation.onTermination = { _ in watcher.stop() }
+        commitWatchers.add(watcher)
         return stream
+    }
+
+    /// Blocks until another value box publishes a version other than `version`, or `timeout` passes (nil: no
+    /// limit); returns the published version then (equal to `version` after a timeout). Sleeps in the kernel, like
+    /// ``externalChanges()``. Without a shared header it returns at once.
+    public func waitForExternalCommit(after version: UInt64, timeout: Duration?) -> UInt64 {
+        guard let header else { return transactionStateVersion }
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while header.transactionStateVersion == version {
+            let remaining = deadline.map { $0 - ContinuousClock.now }
+            if let remaining, remaining <= .zero { break }
+            header.waitForCommit(after: version, timeout: remaining)
+        }
+        return header.transactionStateVersion
     }
 }
 
-/// A second mapping of the shared header that a background task may read (it takes no slot and no lock).
+/// The thread behind ``ValueBox/externalChanges()``: sleeps until the published version moves, reports versions
+/// other value boxes committed, and exits once stopped.
+///
+/// The header mapping it sleeps on (`monitor`) lives as long as this object — it is unmapped in `deinit`, never by
+/// the thread — because ``stop()`` touches it from other threads (the stream's termination, `suspend`, `close`),
+/// possibly while the thread is on its way out.
+final class CommitWatcher: @unchecked Sendable {
+    private let monitor: HeaderMonitor
+    private let report: @Sendable (UInt64) -> Void
+    private let stopped = ManagedAtomic<Bool>(false)
+    private var last: UInt64
+
+    init(monitor: HeaderMonitor, baseline: UInt64, report: @escaping @Sendable (UInt64) -> Void) {
+        self.monitor = monitor
+        last = baseline
+        self.report = report
+    }
+
+    deinit {
+        monitor.close()
+    }
+
+    /// Starts the thread; `finished` runs on it when it exits (after ``stop()``).
+    func start(finished: @escaping @Sendable () -> Void) throws(Errno) {
+        try DetachedThread.start(name: "boxwood.commits") { [self] in
+            while !stopped.load(ordering: .sequentiallyConsistent) {
+                monitor.header.waitForCommit(after: last, timeout: nil)
+                let version = monitor.version
+                guard version != last else { continue }
+                last = version
+                if version != monitor.ownCommits.load(ordering: .acquiring) { report(version) }
+            }
+            finished()
+        }
+    }
+
+    /// Stops the thread (once): sets the flag, then bumps the commit word and wakes it (the kernel compares the word
+    /// before sleeping, so the wake cannot be missed).
+    func stop() {
+        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        monitor.header.interruptCommitWaits()
+    }
+}
+
+/// The live ``CommitWatcher``s of one value box (weakly held), so that `suspend` and `close` can stop them.
+final class CommitWatcherRegistry: @unchecked Sendable {
+    private let lock = PlatformLock()
+    private var watchers: [WeakCommitWatcher] = []
+
+    func add(_ watcher: CommitWatcher) {
+        lock.withLock {
+            watchers.removeAll { $0.watcher == nil }
+            watchers.append(WeakCommitWatcher(watcher: watcher))
+        }
+    }
+
+    /// Stops every watcher: their threads exit and their streams end.
+    func stopAll() {
+        let stopping = lock.withLock { () -> [CommitWatcher] in
+            defer { watchers = [] }
+            return watchers.compactMap(\.watcher)
+        }
+        for watcher in stopping { watcher.stop() }
+    }
+}
+
+private struct WeakCommitWatcher {
+    weak var watcher: CommitWatcher?
+}
+
+/// A second mapping of the shared header that a watcher thread reads (it takes no slot and no lock).
 final class HeaderMonitor: @unchecked Sendable {
     private let file: CoordinationFile
-    private let header: SharedHeader
+    let header: SharedHeader
     let ownCommits: ManagedAtomic<UInt64>
 
     init(path: String, fileSystem: StorageFileSystem, ownCommits: ManagedAtomic<UInt64>) throws(BoxwoodError) {

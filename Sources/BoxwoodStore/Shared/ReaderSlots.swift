@@ -5,27 +5,41 @@ import Atomics
 ///
 /// Slot i (64 bytes at `SharedHeader.slotsOffset + 64 i`):
 ///
-///     0  8  pin    1 + the generation the owner's snapshot reads from; 0 while it reads nothing
-///     8  8  pid    the owner's process id (diagnostics only)
+///     0  8  pin     1 + the generation the holder's snapshot reads from; 0 while it reads nothing
+///     8  8  holder  the holder's identity (``CoordinationFile/holderIdentity``: pid and start time), 0 when free
 ///
-/// An open value box owns one slot, proven by an exclusive lock on the slot's lock byte (taken with a
-/// non-blocking lock, so two claimers never share a slot). The kernel drops that lock when the owner dies;
-/// a checkpoint that finds a pin below its base generation checks the lock, and clears the pin of a dead
-/// owner instead of waiting for it forever.
+/// Invariant kept here: **a slot has at most one holder, and no lock is held for it.** An open value box claims a
+/// slot by a compare-and-swap of its identity into `holder` — from 0, or from the identity of a holder that is no
+/// longer alive — and gives it back by storing 0. A checkpoint that finds a pin below its base generation asks
+/// whether that holder is alive (``CoordinationFile/isHolderAlive(_:)``), and clears the pin of a dead one instead
+/// of waiting for it forever. Liveness is judged conservatively: a holder that cannot be proven dead counts as
+/// alive, which can only delay page reuse, never allow reuse of a page a live reader reads.
 extension SharedHeader {
     @inline(__always)
     func pinWord(_ slot: Int) -> UnsafeAtomic<UInt64> { word(SharedHeader.slotsOffset + SharedHeader.slotSize * slot) }
 
-    /// Claims a free slot for this holder. Throws `.readerSlotsFull` when every slot is owned by a live holder.
+    @inline(__always)
+    func holderWord(_ slot: Int) -> UnsafeAtomic<UInt64> { word(SharedHeader.slotsOffset + SharedHeader.slotSize * slot + 8) }
+
+    /// Claims a slot for this holder: a free one if there is any, else one whose holder died. Throws
+    /// `.readerSlotsFull` when every slot has a live holder.
     func claimSlot() throws(BoxwoodError) -> Int {
+        let me = file.holderIdentity
         let start = Int.random(in: 0..<SharedHeader.slotCount)
-        for k in 0..<SharedHeader.slotCount {
-            let slot = (start + k) % SharedHeader.slotCount
-            guard try file.tryLock(offset: SharedHeader.slotLockBase + UInt64(slot), exclusive: true) else { continue }
-            // Whatever the slot holds was left by a dead owner.
-            pinWord(slot).store(0, ordering: .sequentiallyConsistent)
-            word(SharedHeader.slotsOffset + SharedHeader.slotSize * slot + 8).store(UInt64(getpid()), ordering: .relaxed)
-            return slot
+        for reclaiming in [false, true] {
+            for k in 0..<SharedHeader.slotCount {
+                let slot = (start + k) % SharedHeader.slotCount
+                let holder = holderWord(slot).load(ordering: .sequentiallyConsistent)
+                if reclaiming {
+                    guard holder != 0, !file.isHolderAlive(holder) else { continue }
+                } else {
+                    guard holder == 0 else { continue }
+                }
+                guard holderWord(slot).compareExchange(expected: holder, desired: me, ordering: .sequentiallyConsistent).exchanged else { continue }
+                // Whatever pin the slot holds was left by a dead holder.
+                pinWord(slot).store(0, ordering: .sequentiallyConsistent)
+                return slot
+            }
         }
         throw .readerSlotsFull(path: file.path, slots: SharedHeader.slotCount)
     }
@@ -33,8 +47,12 @@ extension SharedHeader {
     /// Gives a slot back.
     func releaseSlot(_ slot: Int) {
         pinWord(slot).store(0, ordering: .sequentiallyConsistent)
-        word(SharedHeader.slotsOffset + SharedHeader.slotSize * slot + 8).store(0, ordering: .relaxed)
-        file.unlock(offset: SharedHeader.slotLockBase + UInt64(slot))
+        holderWord(slot).store(0, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether this holder still holds `slot` (false after the header was rebuilt under it).
+    func holdsSlot(_ slot: Int) -> Bool {
+        holderWord(slot).load(ordering: .sequentiallyConsistent) == file.holderIdentity
     }
 
     /// Pins the current checkpoint generation in `slot` and returns it. A checkpoint that starts after this
@@ -53,13 +71,15 @@ extension SharedHeader {
     }
 
     /// True when a live reader (in any process, `ownSlot` excepted) pins a generation older than
-    /// `generation`. Pins of dead owners are cleared on the way.
+    /// `generation`. Pins of dead holders are cleared on the way.
     func hasLiveReader(olderThan generation: UInt64, ownSlot: Int?) throws(BoxwoodError) -> Bool {
         for slot in 0..<SharedHeader.slotCount where slot != ownSlot {
             let pin = pinWord(slot).load(ordering: .sequentiallyConsistent)
             if pin == 0 || pin - 1 >= generation { continue }
-            if try file.isLockedByOthers(offset: SharedHeader.slotLockBase + UInt64(slot)) { return true }
-            // The owner died while reading: its lock is gone. A new owner would have reset the pin first.
+            let holder = holderWord(slot).load(ordering: .sequentiallyConsistent)
+            if holder != 0 && file.isHolderAlive(holder) { return true }
+            // The holder died while reading (or gave the slot back between the two loads). A new holder resets
+            // the pin after claiming, so clearing this exact value cannot drop a live pin.
             _ = pinWord(slot).compareExchange(expected: pin, desired: 0, ordering: .sequentiallyConsistent)
         }
         return false
@@ -72,35 +92,4 @@ extension SharedHeader {
             return pin == 0 ? nil : pin - 1
         }
     }
-
-    // MARK: Writer lock
-
-    /// Takes the writer lock, waiting up to `timeout` seconds. Throws `.lockTimeout` when another holder
-    /// keeps it longer.
-    func lockWriter(timeout: Double) throws(BoxwoodError) {
-        if try file.tryLock(offset: SharedHeader.writerLockOffset, exclusive: true) { return }
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        var pause: UInt32 = 20
-        while true {
-            usleep(pause)
-            if try file.tryLock(offset: SharedHeader.writerLockOffset, exclusive: true) { return }
-            if ContinuousClock.now >= deadline { throw .lockTimeout(path: file.path, seconds: timeout) }
-            pause = min(pause * 2, 2000)
-        }
-    }
-
-    /// Takes the writer lock if it is free right now.
-    func tryLockWriter() throws(BoxwoodError) -> Bool {
-        try file.tryLock(offset: SharedHeader.writerLockOffset, exclusive: true)
-    }
-
-    func unlockWriter() {
-        file.unlock(offset: SharedHeader.writerLockOffset)
-    }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

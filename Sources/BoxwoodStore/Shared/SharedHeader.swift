@@ -1,4 +1,5 @@
 import Atomics
+import BoxwoodPlatform
 
 /// The shared header: the first bytes of the coordination file `header`, mapped by every process that has
 /// the database open. It caches what a process needs to know about the others without reading the data
@@ -8,7 +9,7 @@ import Atomics
 /// Layout (little-endian, 8-byte aligned words, updated with atomic operations):
 ///
 ///     0    8  magic            "BXWDHDR\0"
-///     8    4  version          1
+///     8    4  version          2
 ///     12   4  pageSize         4096
 ///     16   8  seqlock          odd while the writer updates the published state (24..<72)
 ///     24   8  generation       checkpoint generation of the newest meta page
@@ -18,19 +19,33 @@ import Atomics
 ///     56   8  masterClientId   MasterClientId as of that commit (0 = none)
 ///     64   8  checksum         XXH64 of bytes 24..<64; a mismatch means the header is damaged
 ///     72   8  writerState      0 = the files match the published state; 1 = a writer is changing them
+///     80   4  commitSignal     +1 after every publish: the word waiters for other processes' commits sleep on
+///     84   4  commitWaiters    threads (in any process) sleeping on commitSignal; publishers wake them when > 0
+///     88   4  writerReleases   +1 whenever the writer lock is released: the word lock waiters sleep on
+///     92   4  writerWaiters    threads waiting for the writer lock
+///     96   8  writerHolder     identity of the writer lock's holder while held, else 0 (for diagnostics: tools
+///                              read it to tell whether a live process is writing, without touching the lock)
 ///     128  64 × 126 reader slots (see ``ReaderSlots``)
 ///
-/// Lock bytes (fcntl byte-range locks on the same file, past the mapped region): the writer lock at
-/// ``writerLockOffset``; reader slot i at ``slotLockBase`` + i.
+/// Version 2 holds no lock outside a write transaction: the writer lock is a `flock` on the file (see
+/// ``CoordinationFile``) and reader slots are claimed by compare-and-swap. Version 1 locked byte ranges past the
+/// mapping instead (``version1LockBase``); a version-1 header is rebuilt as version 2, unless a version-1 process
+/// still has the database open (``BoxwoodError/incompatibleLockScheme(path:)``).
 final class SharedHeader {
     static let size = 8192
     static let magic: [UInt8] = Array("BXWDHDR\0".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let slotsOffset = 128
     static let slotSize = 64
     static let slotCount = (size - slotsOffset) / slotSize
-    static let writerLockOffset: UInt64 = 1 << 20
-    static let slotLockBase: UInt64 = (1 << 20) + 64
+    /// Where version 1 kept its byte-range locks: the writer lock at the base, reader slot i at base + 64 + i.
+    static let version1LockBase: UInt64 = 1 << 20
+    static let version1LockSpan: UInt64 = 64 + UInt64(slotCount)
+    static let commitSignalOffset = 80
+    static let commitWaitersOffset = 84
+    static let writerReleasesOffset = 88
+    static let writerWaitersOffset = 92
+    static let writerHolderOffset = 96
 
     /// The state a commit publishes.
     struct Published: Equatable {
@@ -54,14 +69,35 @@ final class SharedHeader {
         UnsafeAtomic<UInt64>(at: (base + offset).assumingMemoryBound(to: UInt64.AtomicRepresentation.self))
     }
 
+    @inline(__always)
+    func word32(_ offset: Int) -> UnsafeAtomic<UInt32> {
+        UnsafeAtomic<UInt32>(at: (base + offset).assumingMemoryBound(to: UInt32.AtomicRepresentation.self))
+    }
+
+    /// The address of the 32-bit word at `offset`, for kernel waits.
+    @inline(__always)
+    func address32(_ offset: Int) -> UnsafeMutablePointer<UInt32> {
+        (base + offset).assumingMemoryBound(to: UInt32.self)
+    }
+
     /// True when magic, version and page size are this build's.
     var hasValidIdentity: Bool {
+        hasMagic && load32(base, 8) == SharedHeader.version && load32(base, 12) == UInt32(PageLayout.pageSize)
+    }
+
+    /// True when the header was written by version 1 of the lock scheme.
+    var isVersion1: Bool {
+        hasMagic && load32(base, 8) == 1
+    }
+
+    private var hasMagic: Bool {
         for (i, b) in SharedHeader.magic.enumerated() where base.load(fromByteOffset: i, as: UInt8.self) != b { return false }
-        return load32(base, 8) == SharedHeader.version && load32(base, 12) == UInt32(PageLayout.pageSize)
+        return true
     }
 
     /// Writes a fresh header: identity, `state`, no readers. Only with the writer lock held, and only when
-    /// the existing contents are unusable (their reader slots are lost).
+    /// the existing contents are unusable (a foreign or older identity: its reader slots mean nothing here). Value
+    /// boxes claim slots only in a header with a valid identity, so no live claim is lost.
     func initialize(_ state: Published) {
         base.initializeMemory(as: UInt8.self, repeating: 0, count: SharedHeader.size)
         store32(base, 8, SharedHeader.version)
@@ -100,7 +136,7 @@ final class SharedHeader {
             }
             spins += 1
             if spins > 100_000 { return nil }
-            if spins > 100 { sched_yield() }
+            if spins > 100 { yieldProcessor() }
         }
     }
 
@@ -118,6 +154,7 @@ final class SharedHeader {
         word(56).store(master, ordering: .relaxed)
         word(64).store(SharedHeader.checksum(state.generation, state.walSalt, state.version, state.walEnd, master), ordering: .relaxed)
         word(16).store(odd &+ 1, ordering: .releasing)
+        signalCommit()
     }
 
     static func checksum(_ g: UInt64, _ salt: UInt64, _ v: UInt64, _ end: UInt64, _ master: UInt64) -> UInt64 {
@@ -138,8 +175,3 @@ final class SharedHeader {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,11 +1,14 @@
-/// The coordination region of one database on a ``SimulatedDisk``: shared memory and byte locks that every
-/// value box opened on that disk (each one playing a process) sees. It is not part of the simulated
-/// platter: like a real shared header it is volatile, and it starts empty after `reboot()` or
-/// `afterProcessKill()`, when every process that held its locks is gone.
+/// The coordination region of one database on a ``SimulatedDisk``: shared memory, the writer lock and the set of
+/// live holders that every value box opened on that disk (each one playing a process) sees. It is not part of the
+/// simulated platter: like a real shared header it is volatile, and it starts empty after `reboot()` or
+/// `afterProcessKill()`, when every process that held it is gone.
 final class SimulatedCoordinationRegion {
     let memory: UnsafeMutableRawPointer
-    /// Lock byte → holders (one exclusive holder, or any number of shared ones).
-    var locks: [UInt64: (exclusive: Bool, holders: Set<ObjectIdentifier>)] = [:]
+    /// The holder with the writer lock.
+    var writer: ObjectIdentifier?
+    /// Identities of the opens not yet closed.
+    var liveHolders: Set<UInt64> = []
+    var nextIdentity: UInt64 = 1
 
     init() {
         memory = UnsafeMutableRawPointer.allocate(byteCount: SharedHeader.size, alignment: 64)
@@ -15,50 +18,45 @@ final class SimulatedCoordinationRegion {
     deinit { memory.deallocate() }
 }
 
-/// One open of a simulated coordination file (one "open file description": its locks are its own).
+/// One open of a simulated coordination file (one "process": its lock and its identity are its own).
 final class SimulatedCoordinationFile: CoordinationFile {
     let path: String
     let region: SimulatedCoordinationRegion
+    let holderIdentity: UInt64
     var memory: UnsafeMutableRawPointer { region.memory }
     private var isOpen = true
 
     init(path: String, region: SimulatedCoordinationRegion) {
         self.path = path
         self.region = region
+        holderIdentity = region.nextIdentity
+        region.nextIdentity += 1
+        region.liveHolders.insert(holderIdentity)
     }
 
     deinit { close() }
 
-    func tryLock(offset: UInt64, exclusive: Bool) throws(BoxwoodError) -> Bool {
+    func tryLockWriter() throws(BoxwoodError) -> Bool {
         let me = ObjectIdentifier(self)
-        guard let current = region.locks[offset] else {
-            region.locks[offset] = (exclusive, [me])
-            return true
-        }
-        let others = current.holders.subtracting([me])
-        if others.isEmpty {
-            region.locks[offset] = (exclusive, [me])
-            return true
-        }
-        if exclusive || current.exclusive { return false }
-        region.locks[offset] = (false, current.holders.union([me]))
+        if let writer = region.writer, writer != me { return false }
+        region.writer = me
         return true
     }
 
-    func unlock(offset: UInt64) {
-        guard var current = region.locks[offset] else { return }
-        current.holders.remove(ObjectIdentifier(self))
-        region.locks[offset] = current.holders.isEmpty ? nil : current
+    func unlockWriter() {
+        if region.writer == ObjectIdentifier(self) { region.writer = nil }
     }
 
-    func isLockedByOthers(offset: UInt64) throws(BoxwoodError) -> Bool {
-        guard let current = region.locks[offset] else { return false }
-        return !current.holders.subtracting([ObjectIdentifier(self)]).isEmpty
+    func isHolderAlive(_ identity: UInt64) -> Bool {
+        region.liveHolders.contains(identity)
     }
+
+    func hasVersion1Holders() throws(BoxwoodError) -> Bool { false }
 
     func close() {
         guard isOpen else { return }
         isOpen = false
-        for offset in Array(region.locks.keys) { unlock(offset: offset) }
+        unlockWriter()
+        region.liveHolders.remove(holderIdentity)
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemPackage
 
 /// An in-memory disk with a page cache, for proving crash safety: plug it into ``ValueBox`` as its
 /// `fileSystem`, schedule a power cut or an I/O error, then ``reboot()`` and look at what survived.
@@ -170,11 +166,11 @@ public final class SimulatedDisk: StorageFileSystem {
         case let .file(node)?:
             return SimulatedFile(path: path, node: node, disk: self, readOnly: readOnly)
         case .directory?:
-            throw .io(operation: "open", path: path, errno: EISDIR)
+            throw .io(operation: "open", path: path, errno: Errno.isDirectory.rawValue)
         case nil:
-            guard create, !readOnly else { throw .io(operation: "open", path: path, errno: ENOENT) }
+            guard create, !readOnly else { throw .io(operation: "open", path: path, errno: Errno.noSuchFileOrDirectory.rawValue) }
             let parent = SimulatedDisk.parent(of: path)
-            guard case .directory? = entries[parent] else { throw .io(operation: "open", path: path, errno: ENOENT) }
+            guard case .directory? = entries[parent] else { throw .io(operation: "open", path: path, errno: Errno.noSuchFileOrDirectory.rawValue) }
             let node = SimulatedNode(capacity: fileCapacity)
             try perform(.directory, path: path) { (failure: InjectedFailure?) in
                 guard failure == nil else { return }
@@ -187,7 +183,7 @@ public final class SimulatedDisk: StorageFileSystem {
 
     public func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile {
         let path = SimulatedDisk.normalized(path)
-        guard case .directory? = entries[SimulatedDisk.parent(of: path)] else { throw .io(operation: "open", path: path, errno: ENOENT) }
+        guard case .directory? = entries[SimulatedDisk.parent(of: path)] else { throw .io(operation: "open", path: path, errno: Errno.noSuchFileOrDirectory.rawValue) }
         let region = coordination[path] ?? SimulatedCoordinationRegion()
         coordination[path] = region
         return SimulatedCoordinationFile(path: path, region: region)
@@ -204,9 +200,9 @@ public final class SimulatedDisk: StorageFileSystem {
     public func createDirectory(_ path: String) throws(BoxwoodError) {
         let path = SimulatedDisk.normalized(path)
         if case .directory? = entries[path] { return }
-        if entries[path] != nil { throw .io(operation: "mkdir", path: path, errno: EEXIST) }
+        if entries[path] != nil { throw .io(operation: "mkdir", path: path, errno: Errno.fileExists.rawValue) }
         let parent = SimulatedDisk.parent(of: path)
-        guard case .directory? = entries[parent] else { throw .io(operation: "mkdir", path: path, errno: ENOENT) }
+        guard case .directory? = entries[parent] else { throw .io(operation: "mkdir", path: path, errno: Errno.noSuchFileOrDirectory.rawValue) }
         try perform(.directory, path: path) { (failure: InjectedFailure?) in
             guard failure == nil else { return }
             self.entries[path] = .directory
@@ -216,7 +212,7 @@ public final class SimulatedDisk: StorageFileSystem {
 
     public func syncDirectory(_ path: String) throws(BoxwoodError) {
         let path = SimulatedDisk.normalized(path)
-        guard case .directory? = entries[path] else { throw .io(operation: "open(dir)", path: path, errno: ENOENT) }
+        guard case .directory? = entries[path] else { throw .io(operation: "open(dir)", path: path, errno: Errno.noSuchFileOrDirectory.rawValue) }
         try perform(.sync, path: path) { (failure: InjectedFailure?) in
             guard failure == nil else { return }
             var remaining: [(directory: String, apply: (inout [String: Entry]) -> Void)] = []
@@ -237,7 +233,7 @@ public final class SimulatedDisk: StorageFileSystem {
     }
 
     public func rename(_ from: String, to: String) throws(BoxwoodError) {
-        guard let entry = entries[from] else { throw .io(operation: "rename", path: from, errno: ENOENT) }
+        guard let entry = entries[from] else { throw .io(operation: "rename", path: from, errno: Errno.noSuchFileOrDirectory.rawValue) }
         try perform(.directory, path: from) { (failure: InjectedFailure?) in
             guard failure == nil else { return }
             self.entries[from] = nil
@@ -255,11 +251,11 @@ public final class SimulatedDisk: StorageFileSystem {
     /// fail; throws the failure (or `EIO` once the power is off).
     func perform(_ kind: OperationKind, path: String, _ body: (InjectedFailure?) -> Void) throws(BoxwoodError) {
         let name = SimulatedDisk.operationName(kind)
-        if isPoweredOff { throw .io(operation: name, path: path, errno: EIO) }
+        if isPoweredOff { throw .io(operation: name, path: path, errno: Errno.ioError.rawValue) }
         operationCount += 1
         if let cut = powerCutAt, operationCount >= cut {
             isPoweredOff = true
-            throw .io(operation: name, path: path, errno: EIO)
+            throw .io(operation: name, path: path, errno: Errno.ioError.rawValue)
         }
         if let code = failures.removeValue(forKey: operationCount) {
             statistics.failuresInjected += 1

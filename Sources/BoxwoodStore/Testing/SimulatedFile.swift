@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import BoxwoodPlatform
+import SystemPackage
 
 /// One file's bytes on a ``SimulatedDisk``: what the page cache shows (`cache`, which `map` exposes
 /// directly, like a `MAP_SHARED` mapping) and what is on the platter (`durable`), plus the writes and
@@ -25,15 +22,16 @@ final class SimulatedNode {
 
     init(capacity: Int, contents: [UInt8] = []) {
         self.capacity = capacity
-        let address = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-        precondition(address != MAP_FAILED && address != nil, "SimulatedDisk: cannot reserve \(capacity) bytes of address space")
-        cache = address!
+        guard let address = reserveAddressSpace(capacity) else {
+            preconditionFailure("SimulatedDisk: cannot reserve \(capacity) bytes of address space")
+        }
+        cache = address
         durable = contents
         size = contents.count
         contents.withUnsafeBytes { if $0.count > 0 { cache.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
     }
 
-    deinit { munmap(cache, capacity) }
+    deinit { releaseAddressSpace(cache, length: capacity) }
 
     /// Applies a change to the page-cache view.
     func applyToCache(_ change: PendingChange) {
@@ -73,6 +71,8 @@ final class SimulatedNode {
 /// An open handle on a ``SimulatedDisk`` file.
 final class SimulatedFile: StorageFile {
     let path: String
+    /// Recorded only: the simulated disk has no drive cache; a sync makes pending writes durable either way.
+    var flushesDriveCache = false
     let node: SimulatedNode
     unowned let disk: SimulatedDisk
     let readOnly: Bool
@@ -96,9 +96,9 @@ final class SimulatedFile: StorageFile {
     }
 
     func write(_ buffer: UnsafeRawPointer, count: Int, offset: UInt64) throws(BoxwoodError) {
-        if readOnly { throw .io(operation: "pwrite", path: path, errno: EBADF) }
+        if readOnly { throw .io(operation: "pwrite", path: path, errno: Errno.badFileDescriptor.rawValue) }
         let start = Int(clamping: offset)
-        guard start + count <= node.capacity else { throw .io(operation: "pwrite", path: path, errno: EFBIG) }
+        guard start + count <= node.capacity else { throw .io(operation: "pwrite", path: path, errno: Errno.fileTooLarge.rawValue) }
         let bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: count))
         try disk.perform(.write, path: path) { (failure: SimulatedDisk.InjectedFailure?) in
             if failure != nil {
@@ -130,9 +130,9 @@ final class SimulatedFile: StorageFile {
     func size() throws(BoxwoodError) -> UInt64 { UInt64(node.size) }
 
     func truncate(to size: UInt64) throws(BoxwoodError) {
-        if readOnly { throw .io(operation: "ftruncate", path: path, errno: EBADF) }
+        if readOnly { throw .io(operation: "ftruncate", path: path, errno: Errno.badFileDescriptor.rawValue) }
         let newSize = Int(clamping: size)
-        guard newSize <= node.capacity else { throw .io(operation: "ftruncate", path: path, errno: EFBIG) }
+        guard newSize <= node.capacity else { throw .io(operation: "ftruncate", path: path, errno: Errno.fileTooLarge.rawValue) }
         try disk.perform(.truncate, path: path) { (failure: SimulatedDisk.InjectedFailure?) in
             if failure == nil { self.record(.truncate(size: newSize)) }
         }
@@ -144,7 +144,7 @@ final class SimulatedFile: StorageFile {
     }
 
     func map(length: Int) throws(BoxwoodError) -> UnsafeRawPointer {
-        guard length <= node.capacity else { throw .io(operation: "mmap", path: path, errno: ENOMEM) }
+        guard length <= node.capacity else { throw .io(operation: "mmap", path: path, errno: Errno.noMemory.rawValue) }
         return UnsafeRawPointer(node.cache)
     }
 

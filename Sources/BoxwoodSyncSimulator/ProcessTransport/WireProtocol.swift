@@ -3,11 +3,6 @@ import BoxwoodPlatform
 import BoxwoodSync
 import Foundation
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // The wire protocol between a sync client in a child process and the simulated server in its parent.
 //
@@ -110,19 +105,14 @@ enum ParentMessage: Codable, Hashable, Sendable {
 
 /// Ignores SIGPIPE in this process, so that writing to a vanished peer fails with EPIPE instead of killing it.
 public func ignoreBrokenPipeSignals() {
-    signal(SIGPIPE, SIG_IGN)
+    ProcessSignals.ignoreBrokenPipe()
 }
 
-/// Writes to stderr (the child's stdout is reserved for the protocol).
+/// Writes to stderr (the child's stdout is reserved for the protocol); a failed write is dropped (there is nowhere
+/// else to report it).
 func logToStandardError(_ text: String) {
     let bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-    }
+    _ = try? bytes.withUnsafeBytes { try FileDescriptor.standardError.writeAll($0) }
 }
 
 /// One line-framed JSON channel over two file descriptors it owns: a thread reads `input` (blocking reads) and hands

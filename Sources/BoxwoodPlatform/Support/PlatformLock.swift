@@ -6,10 +6,10 @@ import Darwin
 
 /// A mutual-exclusion lock over a heap-allocated `pthread_mutex_t` (the mutex must never move, so it does not live
 /// inline in a Swift value). For the platform layer's own small critical sections; it never blocks on I/O.
-final class PlatformMutex: @unchecked Sendable {
+public final class PlatformLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    public init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -22,7 +22,7 @@ final class PlatformMutex: @unchecked Sendable {
     }
 
     /// Runs `body` with the lock held.
-    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -1,0 +1,80 @@
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a path names.
+public enum PathKind: Sendable {
+    case regular
+    case directory
+    case other
+}
+
+/// The file-system calls the engine makes, with one policy: **what Boxwood creates is private** — files 0600,
+/// directories 0700 (whatever the umask allows of that; a umask never widens it). An existing file or directory
+/// keeps its mode. Every descriptor is opened close-on-exec.
+public enum FileSystemCalls {
+    /// Permissions of a file Boxwood creates.
+    public static let privateFile: FilePermissions = [.ownerReadWrite]
+    /// Permissions of a directory Boxwood creates.
+    public static let privateDirectory: FilePermissions = [.ownerReadWriteExecute]
+
+    /// Opens `path` for reading and, unless `readOnly`, writing; creates it (0600) when `create` and missing.
+    public static func openFile(_ path: FilePath, create: Bool, readOnly: Bool) throws(Errno) -> OwnedDescriptor {
+        var options: FileDescriptor.OpenOptions = [.closeOnExec]
+        if create { options.insert(.create) }
+        do {
+            let descriptor = try FileDescriptor.open(path, readOnly ? .readOnly : .readWrite, options: options,
+                                                     permissions: create ? privateFile : nil, retryOnInterrupt: true)
+            return OwnedDescriptor(taking: descriptor)
+        } catch {
+            throw error as? Errno ?? .ioError
+        }
+    }
+
+    /// The kind of object at `path`, or nil when nothing is there (or it cannot be examined).
+    public static func kind(of path: FilePath) -> PathKind? {
+        var info = stat()
+        guard stat(path.string, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// Creates the directory `path` (0700); not an error when it exists.
+    public static func createDirectory(_ path: FilePath) throws(Errno) {
+        if mkdir(path.string, privateDirectory.rawValue) != 0 && errno != EEXIST { throw Errno(rawValue: errno) }
+    }
+
+    /// Makes the entries of directory `path` durable (after a file in it was created, renamed or removed).
+    public static func syncDirectory(_ path: FilePath) throws(Errno) {
+        let directory: FileDescriptor
+        do {
+            directory = try FileDescriptor.open(path, .readOnly, options: [.directory, .closeOnExec], retryOnInterrupt: true)
+        } catch {
+            throw error as? Errno ?? .ioError
+        }
+        let owned = OwnedDescriptor(taking: directory)
+        try owned.descriptor.synchronize(.all)
+        try owned.close()
+    }
+
+    /// Removes the file `path`; not an error when it is missing.
+    public static func removeFile(_ path: FilePath) throws(Errno) {
+        if unlink(path.string) != 0 && errno != ENOENT { throw Errno(rawValue: errno) }
+    }
+
+    /// Atomically renames `source` to `destination` (replacing it).
+    public static func rename(_ source: FilePath, to destination: FilePath) throws(Errno) {
+        if systemRename(source.string, destination.string) != 0 { throw Errno(rawValue: errno) }
+    }
+}
+
+/// `rename(2)` (the name is taken inside ``FileSystemCalls``).
+private func systemRename(_ source: String, _ destination: String) -> CInt {
+    rename(source, destination)
+}
