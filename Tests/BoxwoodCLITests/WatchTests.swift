@@ -90,6 +90,11 @@ import Testing
         #expect(try CLI.run(["load", db], input: "boxwood-dump 1\ntable 1 binary\n01\t02\n").status == 0)
         let watch = try RunningCLI(["watch", db])
         #expect(watch.waitForOutput { $0.contains("watching") }, "\(watch.errors)")
+        // Watching, it holds no file lock on the database (iOS would kill a suspended process holding one).
+        if FileManager.default.fileExists(atPath: "/proc/locks") {
+            let held = try locksOnDatabaseFiles(db)
+            #expect(held.isEmpty, "\(held)")
+        }
         watch.process.interrupt()
         try #require(watch.waitForExit(), "watch did not stop on SIGINT")
         #expect(watch.process.terminationReason == .exit)
@@ -115,4 +120,18 @@ import Testing
         #expect(missing.stderr.contains("not a Boxwood database"))
         #expect(!FileManager.default.fileExists(atPath: dir.path("db")))
     }
+}
+
+/// /proc/locks lines (flock, POSIX and OFD locks) on the files of the database at `db`.
+func locksOnDatabaseFiles(_ db: String) throws -> [String] {
+    var inodes: Set<String> = []
+    for name in ["data", "wal", "header"] {
+        if let inode = (try? FileManager.default.attributesOfItem(atPath: db + "/" + name))?[.systemFileNumber] as? Int {
+            inodes.insert(String(inode))
+        }
+    }
+    return try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n").filter { line in
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        return fields.count > 5 && fields[5].split(separator: ":").last.map { inodes.contains(String($0)) } == true
+    }.map(String.init)
 }

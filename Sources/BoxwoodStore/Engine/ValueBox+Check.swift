@@ -1,4 +1,4 @@
-/// The result of ``ValueBox/check()``.
+/// The result of ``ValueBox/check(progress:)``.
 public struct CheckReport: Sendable, Equatable {
     /// Every problem found, in the order found (empty when the database is sound).
     public var problems: [String] = []

@@ -3,7 +3,7 @@ import SystemPackage
 
 /// The file that processes sharing a database coordinate through (`header` beside `data`): a small region
 /// that every process maps read-write, the writer lock, and a way to tell whether the holder of a reader slot is
-/// still alive. Its contents are volatile (see ``SharedHeader``); nothing in it is needed to recover the database.
+/// still alive. Its contents are volatile (see `SharedHeader`); nothing in it is needed to recover the database.
 ///
 /// No lock is held outside a write transaction: reader slots are claimed with a compare-and-swap of the holder's
 /// identity in shared memory, not with a lock (iOS suspends an app that holds a file lock in a shared container
@@ -11,7 +11,7 @@ import SystemPackage
 public protocol CoordinationFile: AnyObject {
     /// The path (for error messages and change notification).
     var path: String { get }
-    /// The shared mapping, ``SharedHeader/size`` bytes, readable and writable, zero-filled when new.
+    /// The shared mapping, `SharedHeader.size` (8 KiB), readable and writable, zero-filled when new.
     var memory: UnsafeMutableRawPointer { get }
     /// Takes the writer lock if no other holder (another open, in this process or another) has it.
     func tryLockWriter() throws(BoxwoodError) -> Bool
