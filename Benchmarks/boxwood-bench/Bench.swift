@@ -46,6 +46,7 @@ final class Bench {
         if workload == .fullText { return try fullText(on: engine) }
         if workload == .externalCommit { return engine == .boxwood ? [try externalCommitLatency()] : [] }
         if workload == .idleViews { return engine == .boxwood ? [try idleViewWakeups()] : [] }
+        if workload == .extensionMemory { return engine == .boxwood ? [try extensionMemory()] : [] }
         switch engine {
         case .boxwood: return try runOnDatabase(workload, BoxwoodEngine.self)
         case .sqlite: return try runOnDatabase(workload, SQLiteEngine.self)
@@ -73,7 +74,7 @@ final class Bench {
         case .scan: return [try scans(engine)]
         case .singleNormal, .singleFull: return [try singleOperations(engine, workload)]
         case .value100, .value4K, .value64K: return try valueSizes(engine, workload)
-        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews: return []
+        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews, .extensionMemory: return []
         }
     }
 

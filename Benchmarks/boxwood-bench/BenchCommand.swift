@@ -42,6 +42,7 @@ struct BenchCommand: ParsableCommand {
     var boxwoodCheckpointMemory: Int?
 
     @Option(help: .hidden) var externalCommitChild: String?
+    @Option(help: .hidden) var extensionMemoryChild: String?
 
     @Flag(help: "Instead of the workloads: time the LZ4 block codecs, BoxwoodLZ4 against liblz4 (honours --quick, --smoke, --seed).")
     var lz4Codec = false
@@ -58,6 +59,7 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         if let externalCommitChild { throw ExitCode(runExternalCommitChild(directory: externalCommitChild)) }
+        if let extensionMemoryChild { throw ExitCode(runExtensionMemoryChild(directory: extensionMemoryChild)) }
         let watch = Stopwatch()
         let profile: Profile = smoke ? .smoke : quick ? .quick : .full
         if lz4Codec {

@@ -17,6 +17,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
     case fullText = "full-text"
     case externalCommit = "external-commit"
     case idleViews = "idle-views"
+    case extensionMemory = "extension-memory"
 
     /// One line for `--help` and the output header.
     var summary: String {
@@ -35,6 +36,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .reopen: return "open + first get after a process wrote to a fresh database and exited without closing (ops = opens)"
         case .externalCommit: return "boxwood only: another process commits; time until a live view here shows it (ops = commits; p50/p99 in the note)"
         case .idleViews: return "boxwood only: context switches of this process with 20 live views and no commits (ops/s = wake-ups per second)"
+        case .extensionMemory: return "boxwood only: a fresh process opens a big database with Postbox and reads 1,000 messages; its private dirty memory growth (ops = messages)"
         case .fullText: return "full-text index (boxwood and sqlite FTS5 only): synthetic chat messages indexed 1,000 per transaction (ops = messages), then term, prefix, AND, phrase and per-chat queries (ops = queries; result sets compared)"
         }
     }
@@ -98,6 +100,8 @@ struct BenchSizes: Sendable {
     let externalCommits: Int
     /// The quiet window `idle-views` counts wake-ups in.
     let idleWindowSeconds: Double
+    /// The database size `extension-memory` builds.
+    let extensionDatabaseBytes: Int
     private let valueCounts: (small: Int, medium: Int, large: Int)
 
     init(profile: Profile, keys: Int) {
@@ -109,9 +113,9 @@ struct BenchSizes: Sendable {
         removes = max(keys / 10, 100)
         reopenPuts = min(keys, 50_000)
         switch profile {
-        case .full: (externalCommits, idleWindowSeconds) = (1_000, 10)
-        case .quick: (externalCommits, idleWindowSeconds) = (300, 5)
-        case .smoke: (externalCommits, idleWindowSeconds) = (50, 1)
+        case .full: (externalCommits, idleWindowSeconds, extensionDatabaseBytes) = (1_000, 10, 1 << 30)
+        case .quick: (externalCommits, idleWindowSeconds, extensionDatabaseBytes) = (300, 5, 256 << 20)
+        case .smoke: (externalCommits, idleWindowSeconds, extensionDatabaseBytes) = (50, 1, 16 << 20)
         }
         switch profile {
         case .full:
