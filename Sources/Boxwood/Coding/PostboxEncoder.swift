@@ -21,7 +21,7 @@ public final class PostboxEncoder {
         try body(buffer.bytes)
     }
 
-    /// A copy of the bytes written so far, as a buffer that can be stored in a ``ValueBox``.
+    /// A copy of the bytes written so far, as a buffer that can be stored in a `ValueBox`.
     public func makeReadBuffer() -> ReadBuffer { ReadBuffer(copying: buffer.bytes) }
 
     /// A copy of the bytes written so far.

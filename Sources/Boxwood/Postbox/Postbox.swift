@@ -1,6 +1,6 @@
 import Dispatch
 
-/// The Postbox layer over one database directory: typed tables on a ``ValueBox``, run on one serial queue,
+/// The Postbox layer over one database directory: typed tables on a `ValueBox`, run on one serial queue,
 /// with atomic transactions that record exactly what changed (``PostboxChanges``).
 ///
 /// ```swift
@@ -52,7 +52,7 @@ public final class Postbox: @unchecked Sendable {
     /// brought to it by the registered `upgrades`, each step in one transaction (all or nothing).
     ///
     /// - Throws: ``PostboxError/newerUserVersion(found:supported:)`` for a database of a newer schema,
-    ///   ``PostboxError/noUpgradePath(from:to:)`` when a step is missing; engine errors as ``BoxwoodError``.
+    ///   ``PostboxError/noUpgradePath(from:to:)`` when a step is missing; engine errors as `BoxwoodError`.
     public static func open(path: String, seedConfiguration: SeedConfiguration = SeedConfiguration(), userVersion: Int32 = 1,
                             upgrades: [PostboxUpgrade] = [], options: ValueBoxOptions = ValueBoxOptions(),
                             useCaches: Bool = true) async throws -> Postbox {
@@ -92,7 +92,7 @@ public final class Postbox: @unchecked Sendable {
 
     /// Prepares for the app being suspended (call it from the app's background or scene-phase handler). Waits for
     /// the transaction in flight — transactions run one at a time on the Postbox queue, so at most the one running
-    /// now, however long its closure takes — then suspends the value box (``ValueBox/suspend()``: a cheap
+    /// now, however long its closure takes — then suspends the value box (`ValueBox/suspend()`: a cheap
     /// checkpoint, no lock held, nothing waiting) and stops watching other processes' commits. Until
     /// ``resume()``, transactions throw ``PostboxError/suspended``; live views stay registered and emit nothing.
     public func suspend() async throws {
@@ -125,7 +125,7 @@ public final class Postbox: @unchecked Sendable {
 
     /// Starts (once) a task that runs an empty transaction whenever another process commits, so that live
     /// views refresh without waiting for a transaction of this Postbox. It sleeps in the kernel between commits
-    /// (``ValueBox/externalChanges()``) and runs only while a live view exists. Runs on the queue.
+    /// (`ValueBox/externalChanges()`) and runs only while a live view exists. Runs on the queue.
     func watchExternalChanges() {
         guard externalWatcher == nil, !isClosed, !isSuspended else { return }
         let changes = valueBox.externalChanges()

@@ -1,4 +1,4 @@
-/// Errors of the Postbox layer itself (the storage engine's are ``BoxwoodError``, the coder's
+/// Errors of the Postbox layer itself (the storage engine's are `BoxwoodError`, the coder's
 /// ``PostboxDecodingError``; they pass through unchanged).
 public enum PostboxError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A ``Transaction`` was used after its transaction ended.

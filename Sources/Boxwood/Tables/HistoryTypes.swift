@@ -35,7 +35,7 @@ public enum AddMessagesLocation: Sendable {
 }
 
 /// Which (peer namespace, message namespace) pairs use account-wide message ids (Telegram's private chats and
-/// basic groups in the cloud namespace), indexed by ``GlobalMessageIdsTable``.
+/// basic groups in the cloud namespace), indexed by `GlobalMessageIdsTable`.
 public struct GlobalMessageIdsNamespace: Hashable, Sendable {
     public let peerIdNamespace: PeerId.Namespace
     public let messageIdNamespace: MessageId.Namespace
@@ -94,7 +94,7 @@ struct MessageHistoryConfiguration: Sendable {
     init() {}
 }
 
-/// A message as stored in ``MessageHistoryTable`` (Postbox's `IntermediateMessage`): the fields of a
+/// A message as stored in `MessageHistoryTable` (Postbox's `IntermediateMessage`): the fields of a
 /// ``StoreMessage`` with a complete id, plus the stable id and version. Peers and associated messages are not
 /// resolved here.
 public struct StoredMessage: Sendable {

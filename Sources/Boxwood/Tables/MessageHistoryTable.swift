@@ -370,7 +370,7 @@ final class MessageHistoryTable: Table {
         try indices(peerId: peerId, namespaces: namespaces, anchor: nil, direction: .earlier, limit: 1).first
     }
 
-    /// The message with account-wide id `globalId` (see ``GlobalMessageIdsTable``).
+    /// The message with account-wide id `globalId` (see `GlobalMessageIdsTable`).
     func messageId(globalId: Int32) throws -> MessageId? {
         try globalIdsTable.get(globalId: globalId)
     }

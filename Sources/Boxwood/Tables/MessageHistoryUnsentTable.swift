@@ -9,7 +9,7 @@ public enum UnsentMessageOperation: Hashable, Sendable {
 /// Table 11: the messages waiting to be sent (Postbox's `MessageHistoryUnsentTable`). Binary keys
 /// `peerId(8) ‖ namespace(4) ‖ timestamp(4) ‖ id(4)` (big-endian, like table 7) → empty value, one entry per
 /// stored message whose flags contain ``MessageFlags/unsent`` but not ``MessageFlags/failed``.
-/// ``MessageHistoryTable`` keeps it up to date as it stores, removes and moves messages. Write-through; every
+/// `MessageHistoryTable` keeps it up to date as it stores, removes and moves messages. Write-through; every
 /// change is recorded in ``operations`` (the change record's `unsentMessageOperations`).
 final class MessageHistoryUnsentTable: Table {
     static let tableId: Int32 = 11

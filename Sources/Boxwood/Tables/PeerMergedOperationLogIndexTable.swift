@@ -9,7 +9,7 @@ struct PeerMergedOperationLogIndexEntry: Equatable {
 /// tag UInt8 ‖ mergedIndex Int32 BE → peerId Int64 LE ‖ tagLocalIndex Int32 LE (12 bytes).
 ///
 /// Merged indices are handed out from 1 upwards (``PeerOperationLogMetadataTable``), so key order is queue
-/// order. Write-through, no cache; maintained by ``PeerOperationLogTable``.
+/// order. Write-through, no cache; maintained by `PeerOperationLogTable`.
 final class PeerMergedOperationLogIndexTable: Table {
     static let tableId: Int32 = 30
     static let descriptor = ValueBoxTable(id: tableId, keyType: .binary)

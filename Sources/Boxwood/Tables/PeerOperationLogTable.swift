@@ -44,7 +44,7 @@ public enum PeerMergedOperationLogOperation {
     case updateContents(PeerOperationLogEntry)
 }
 
-/// How ``PeerOperationLogTable/updateEntry(_:tag:tagLocalIndex:_:)`` changes an entry.
+/// How `PeerOperationLogTable/updateEntry(_:tag:tagLocalIndex:_:)` changes an entry.
 public struct PeerOperationLogEntryUpdate {
     public enum MergedIndex {
         /// Keep it as it is.

@@ -45,7 +45,7 @@ final class PreferencesTable: Table {
     }
 
     /// Sets (or with nil removes) the entry of `key` (written at the end of the transaction). Keys are checked
-    /// against ``ValueBox/maxKeySize`` at once.
+    /// against `ValueBox/maxKeySize` at once.
     func set(_ key: ValueBoxKey, entry: (any PreferencesEntry)?) throws {
         if key.length > ValueBox.maxKeySize {
             throw BoxwoodError.keyTooLarge(length: key.length, limit: ValueBox.maxKeySize)
