@@ -138,6 +138,26 @@ struct EmbeddingTests {
         try writer.close()
     }
 
+    @Test("a NaN or negative lock timeout is a timeout of zero: a typed .lockTimeout, no trap", arguments: [Double.nan, -1, 0])
+    func oddLockTimeouts(timeout: Double) throws {
+        let path = temporaryDatabasePath("timeout")
+        defer { removeItem(path) }
+        let writer = try ValueBox(path: path)
+        var options = ValueBoxOptions()
+        options.lockTimeout = timeout
+        let other = try ValueBox(path: path, options: options)
+        try writer.begin()
+        #expect {
+            try other.begin()
+        } throws: { error in
+            guard case .lockTimeout? = error as? BoxwoodError else { return false }
+            return true
+        }
+        try writer.commit()
+        try other.close()
+        try writer.close()
+    }
+
     @Test("a header of lock scheme 1 is refused while a version-1 process has the database open, rebuilt otherwise")
     func version1LockScheme() throws {
         let path = temporaryDatabasePath("v1")
