@@ -211,6 +211,9 @@ enum Node {
                 if off < start || off + (leaf ? leafCellHeader : branchCellHeader) > PageLayout.pageSize { return "cell \(i) offset \(off)" }
                 let size = cellSize(p, off, leaf: leaf)
                 if off + size > PageLayout.pageSize { return "cell \(i) overruns the page" }
+                // Readers copy keys into buffers of maxKeySize bytes: a longer key on disk is damage, not data.
+                let keyLength = leaf ? leafKeyLength(p, off) : branchKeyLength(p, off)
+                if keyLength > ValueBox.maxKeySize { return "cell \(i) key of \(keyLength) bytes (limit \(ValueBox.maxKeySize))" }
                 if leaf && leafFlags(p, off) & flagOverflow != 0 && leafValueLength(p, off) != overflowReferenceSize {
                     return "cell \(i) overflow reference size"
                 }

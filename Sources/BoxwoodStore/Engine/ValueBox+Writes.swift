@@ -147,10 +147,14 @@ extension ValueBox {
             if let existing = tables[table], existing.keyType != keyType {
                 throw .corrupted(file: wal?.file.path ?? path, page: nil, reason: "WAL sets table \(table) with a different key type")
             }
+            try checkLoggedKey(key, table: table, int64: keyType == .int64)
             try put(table, keyType, key.baseAddress ?? UnsafeRawPointer(cellBuffer), key.count, value.baseAddress ?? UnsafeRawPointer(cellBuffer), value.count)
         case let .remove(table, key, secure):
+            try checkLoggedKey(key, table: table, int64: false)
             _ = try removeKey(table, key.baseAddress ?? UnsafeRawPointer(cellBuffer), key.count, secure: secure)
         case let .removeRange(table, low, high):
+            try checkLoggedKey(low, table: table, int64: false)
+            try checkLoggedKey(high, table: table, int64: false)
             try removeKeys(table, low: low.baseAddress ?? UnsafeRawPointer(cellBuffer), low.count, high: high.baseAddress ?? UnsafeRawPointer(cellBuffer), high.count)
         case let .removeAll(table):
             try clearTable(table)
@@ -160,6 +164,16 @@ extension ValueBox {
             try rename(from, to: to)
         case let .setMasterClientId(id):
             storedMasterClientId = id
+        }
+    }
+
+    /// A key read from a WAL record (checksums and all) is still checked against the limits every writer obeys:
+    /// records are replayed into pages and buffers sized by them, so a forged or damaged record with a longer key
+    /// would overrun memory.
+    private func checkLoggedKey(_ key: UnsafeRawBufferPointer, table: Int32, int64: Bool) throws(BoxwoodError) {
+        if key.count > ValueBox.maxKeySize || (int64 && key.count != 8) {
+            throw .corrupted(file: wal?.file.path ?? path, page: nil,
+                             reason: "WAL record with a key of \(key.count) bytes in table \(table) (limit \(int64 ? 8 : ValueBox.maxKeySize))")
         }
     }
 
