@@ -5,6 +5,14 @@ import Glibc
 import Darwin
 #endif
 
+/// Why ``FileSystemCalls/openFile(_:create:readOnly:)`` failed.
+public enum OpenFileError: Error, Equatable, Sendable {
+    /// The system refused the open (or the examination after it).
+    case system(Errno)
+    /// The path names something other than a regular file.
+    case notARegularFile
+}
+
 /// What a path names.
 public enum PathKind: Sendable {
     case regular
@@ -21,17 +29,27 @@ public enum FileSystemCalls {
     /// Permissions of a directory Boxwood creates.
     public static let privateDirectory: FilePermissions = [.ownerReadWriteExecute]
 
-    /// Opens `path` for reading and, unless `readOnly`, writing; creates it (0600) when `create` and missing.
-    public static func openFile(_ path: FilePath, create: Bool, readOnly: Bool) throws(Errno) -> OwnedDescriptor {
-        var options: FileDescriptor.OpenOptions = [.closeOnExec]
+    /// Opens the regular file `path` for reading and, unless `readOnly`, writing; creates it (0600) when `create`
+    /// and missing. Anything but a regular file — a FIFO, a device, a socket, a directory — is refused with
+    /// ``OpenFileError/notARegularFile``: it is opened non-blocking (a FIFO would otherwise block the open until a
+    /// writer came) and examined before any byte is read.
+    public static func openFile(_ path: FilePath, create: Bool, readOnly: Bool) throws(OpenFileError) -> OwnedDescriptor {
+        var options: FileDescriptor.OpenOptions = [.closeOnExec, .nonBlocking]
         if create { options.insert(.create) }
+        let owner: OwnedDescriptor
         do {
             let descriptor = try FileDescriptor.open(path, readOnly ? .readOnly : .readWrite, options: options,
                                                      permissions: create ? privateFile : nil, retryOnInterrupt: true)
-            return OwnedDescriptor(taking: descriptor)
+            owner = OwnedDescriptor(taking: descriptor)
         } catch {
-            throw error as? Errno ?? .ioError
+            throw .system(error as? Errno ?? .ioError)
         }
+        var info = stat()
+        guard fstat(owner.descriptor.rawValue, &info) == 0 else { throw .system(Errno(rawValue: errno)) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile }
+        let flags = fcntl(owner.descriptor.rawValue, F_GETFL)
+        guard flags >= 0, fcntl(owner.descriptor.rawValue, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw .system(Errno(rawValue: errno)) }
+        return owner
     }
 
     /// The kind of object at `path`, or nil when nothing is there (or it cannot be examined).

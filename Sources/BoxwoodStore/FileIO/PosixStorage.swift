@@ -68,7 +68,7 @@ public final class PosixFileSystem: StorageFileSystem, Sendable {
         do {
             return PosixFile(path: path, owner: try FileSystemCalls.openFile(FilePath(path), create: create, readOnly: readOnly))
         } catch {
-            throw .io(operation: "open", path: path, errno: error.rawValue)
+            throw BoxwoodError(opening: path, error)
         }
     }
 
@@ -99,5 +99,17 @@ public final class PosixFileSystem: StorageFileSystem, Sendable {
 
     public func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile {
         try PosixCoordinationFile(path: path)
+    }
+}
+
+extension BoxwoodError {
+    /// The engine's error for a failed open of one of the database's files.
+    init(opening path: String, _ error: OpenFileError) {
+        switch error {
+        case let .system(code):
+            self = .io(operation: "open", path: path, errno: code.rawValue)
+        case .notARegularFile:
+            self = .notABoxwoodDatabase(path: path, reason: "not a regular file (a FIFO, device, socket or directory where a database file belongs)")
+        }
     }
 }

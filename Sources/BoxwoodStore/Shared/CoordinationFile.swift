@@ -46,7 +46,7 @@ public final class PosixCoordinationFile: CoordinationFile {
         do {
             owner = try FileSystemCalls.openFile(FilePath(path), create: true, readOnly: false)
         } catch {
-            throw .io(operation: "open", path: path, errno: error.rawValue)
+            throw BoxwoodError(opening: path, error)
         }
         let descriptor = owner.descriptor
         do {
