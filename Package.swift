@@ -85,6 +85,6 @@ let package = Package(
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", "boxwood-crash-child", "boxwood-process-child"]),
         .testTarget(name: "BoxwoodPlatformTests", dependencies: ["BoxwoodPlatform"]),
         // liblz4 is here only to prove that both codecs write and read the same bytes.
-        .testTarget(name: "BoxwoodLZ4Tests", dependencies: ["BoxwoodLZ4", .target(name: "CLZ4", condition: .when(platforms: [.linux]))]),
+        .testTarget(name: "BoxwoodLZ4Tests", dependencies: ["BoxwoodLZ4", "BoxwoodStore", .target(name: "CLZ4", condition: .when(platforms: [.linux]))]),
     ]
 )

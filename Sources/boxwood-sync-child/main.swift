@@ -25,7 +25,7 @@ func log(_ text: String) {
     FileHandle.standardError.write(Data("[sync-child \(getpid())] \(text)\n".utf8))
 }
 
-ignoreBrokenPipeSignals()
+ProcessSignals.ignoreBrokenPipe()
 
 // The protocol's descriptors are close-on-exec copies of stdin/stdout, owned by the transport; fd 1 then points at
 // stderr and fd 0 at /dev/null, so a stray print cannot corrupt the protocol.

@@ -25,7 +25,9 @@ final class CrashChild {
                                              standardError: .file(FilePath(stderrPath)))
         process = spawned.process
         guard let output = spawned.standardOutput.take() else {
-            preconditionFailure("spawn returns this process's end of every .pipe stream")
+            spawned.process.kill()
+            _ = try? spawned.process.wait()
+            throw ChildProcessError(operation: "spawn \(executable): no pipe end returned", errno: .badFileDescriptor)
         }
         self.output = output
     }

@@ -1,33 +1,19 @@
 import BoxwoodLZ4
+import BoxwoodStore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// SplitMix64 (Steele, Lea and Flood), so that a printed seed replays a run exactly.
-struct TestRandom {
-    private var state: UInt64
+/// The seeded generator of these tests: the engine's SplitMix64, so that a printed seed replays a run exactly.
+typealias TestRandom = SplitMix64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..<n` (n > 0).
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
+extension SplitMix64 {
     /// Uniform in `range`.
     mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
 
     mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-
-    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in byte() } }
 }
 
 /// The seed of every randomized test: `BOXWOOD_LZ4_SEED` (decimal or 0x-hex) replays a run, otherwise a fresh one.

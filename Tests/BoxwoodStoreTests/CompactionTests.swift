@@ -167,7 +167,7 @@ func expectContents(_ box: ValueBox, _ model: ContentModel, _ context: String = 
         var newFileSeen = 0, oldFileSeen = 0
         while !completed {
             for fate in 0..<3 {
-                let disk = original.afterProcessKill()
+                let disk = try original.afterProcessKill()
                 let box = try ValueBox(path: "/db", fileSystem: disk)
                 let generation = box.meta.generation
                 disk.schedulePowerCut(afterOperations: point)
@@ -178,7 +178,7 @@ func expectContents(_ box: ValueBox, _ model: ContentModel, _ context: String = 
                     #expect(disk.isPoweredOff, "cut point \(point): \(error)")
                 }
                 let context = "seed \(seed), cut point \(point), fate \(fate)\(completed ? " (after compact returned)" : "")"
-                let rebooted = disk.reboot()
+                let rebooted = try disk.reboot()
                 let reopened = try ValueBox(path: "/db", fileSystem: rebooted)
                 let onNewFile = reopened.meta.generation > generation && reopened.pager.freePages.isEmpty
                 if onNewFile { newFileSeen += 1 } else { oldFileSeen += 1 }

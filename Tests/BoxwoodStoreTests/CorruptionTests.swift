@@ -36,7 +36,7 @@ import BoxwoodCrashWorkload
         var harmless = 0, refusedAtOpen = 0, refusedAtRead = 0
         var byFile = ["data": 0, "wal": 0]
         for trial in 1...corruptions {
-            let disk = origin.afterProcessKill()
+            let disk = try origin.afterProcessKill()
             let name = rng.chance(0.65) ? "data" : "wal"
             let file = Self.path + "/" + name
             let size = name == "data" ? dataSize : walSize

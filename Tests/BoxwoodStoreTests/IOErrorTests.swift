@@ -79,13 +79,13 @@ import BoxwoodCrashWorkload
             if durability == .full {
                 // Power cut right now: every acknowledged commit was synced and no failed one may reappear,
                 // whatever the failed fsyncs did on the platter.
-                disk = disk.reboot()
+                disk = try disk.reboot()
             } else {
                 // A failure still scheduled may hit the closing checkpoint: the commits are in the WAL then.
                 do { try box.close() } catch {
                     guard case .io = error else { Issue.record("\(context): close failed with \(error)"); return }
                 }
-                disk = disk.afterProcessKill()
+                disk = try disk.afterProcessKill()
             }
             injected += disk.statistics.failuresInjected
             let reopened = try ValueBox(path: Self.path, options: options, fileSystem: disk)

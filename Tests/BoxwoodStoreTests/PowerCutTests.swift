@@ -60,7 +60,7 @@ import BoxwoodCrashWorkload
             }
             if checkpointing { inCheckpoint += 1 }
             longestRun = max(longestRun, Int(acknowledged - applied))
-            disk = disk.reboot()
+            disk = try disk.reboot()
 
             do {
                 let box = try ValueBox(path: Self.path, options: options, fileSystem: disk)
@@ -145,7 +145,7 @@ import BoxwoodCrashWorkload
             _ = synced
             let second = try disk.open("/d/h", create: true, readOnly: false)
             _ = second
-            let after = disk.reboot()
+            let after = try disk.reboot()
             #expect(after.kind(of: "/d/f") == .regular, "synced through its directory")
             #expect(after.kind(of: "/d/g") == .regular)
             if after.kind(of: "/d/h") == nil { vanished += 1 }

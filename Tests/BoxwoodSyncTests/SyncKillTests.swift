@@ -65,7 +65,7 @@ struct SyncKillTests {
 
     @Test("the process transport in one process: answers, pushes, commands, and .disconnected once the parent is gone")
     func pipeTransportInProcess() async throws {
-        ignoreBrokenPipeSignals()
+        ProcessSignals.ignoreBrokenPipe()
         let server = SimulatedServer(configuration: SimulatedServerConfiguration(seed: 7, users: 3, groups: 1, channels: 1, secretChats: 0))
         let toChild = try PipeDescriptors()
         let fromChild = try PipeDescriptors()
@@ -103,7 +103,7 @@ struct SyncKillTests {
             Issue.record("boxwood-sync-child was not found; run `swift build --build-tests` first (or set BOXWOOD_SYNC_CHILD)")
             return
         }
-        ignoreBrokenPipeSignals()
+        ProcessSignals.ignoreBrokenPipe()
         let environment = ProcessInfo.processInfo.environment
         let cycles = max(1, environment["BOXWOOD_SYNC_KILL_CYCLES"].flatMap(Int.init) ?? 8)
         let seeds: [UInt64]
@@ -513,7 +513,9 @@ final class SyncChild: Sendable {
                                              standardError: .file(FilePath(stderrPath)))
         process = spawned.process
         guard let fromChild = spawned.standardOutput.take(), let toChild = spawned.standardInput.take() else {
-            preconditionFailure("spawn returns this process's end of every .pipe stream")
+            spawned.process.kill()
+            _ = try? spawned.process.wait()
+            throw ChildProcessError(operation: "spawn \(executable): no pipe end returned", errno: .badFileDescriptor)
         }
         host = PipeServerHost(server: server, input: fromChild, output: toChild, onAnswer: onAnswer)
     }

@@ -23,9 +23,10 @@ public enum SyncLevel: Sendable {
 extension FileDescriptor {
     /// Reads up to `count` bytes at `offset` into `buffer`; returns the number read (short only at end of file).
     public func readFully(into buffer: UnsafeMutableRawPointer, count: Int, offset: UInt64) throws(Errno) -> Int {
+        let start = try fileOffset(offset, count: count)
         var done = 0
         while done < count {
-            let n = systemPRead(rawValue, buffer + done, count - done, off_t(offset) + off_t(done))
+            let n = systemPRead(rawValue, buffer + done, count - done, start + off_t(done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw Errno(rawValue: errno)
@@ -36,17 +37,22 @@ extension FileDescriptor {
         return done
     }
 
-    /// Writes all `count` bytes of `buffer` at `offset`, extending the file when needed.
+    /// Writes all `count` bytes of `buffer` at `offset`, extending the file when needed (swift-system's
+    /// `writeAll(toAbsoluteOffset:)`, which retries short writes and EINTR).
     public func writeFully(_ buffer: UnsafeRawPointer, count: Int, offset: UInt64) throws(Errno) {
-        var done = 0
-        while done < count {
-            let n = systemPWrite(rawValue, buffer + done, count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Errno(rawValue: errno)
-            }
-            done += n
+        let start = try fileOffset(offset, count: count)
+        do {
+            _ = try writeAll(toAbsoluteOffset: Int64(start), UnsafeRawBufferPointer(start: buffer, count: count))
+        } catch {
+            throw error as? Errno ?? .ioError
         }
+    }
+
+    /// `offset` as a file offset, when `offset + count` fits one; offsets come from files and headers that may be
+    /// damaged or forged, so an impossible one is `EINVAL`, not a trap.
+    private func fileOffset(_ offset: UInt64, count: Int) throws(Errno) -> off_t {
+        guard count >= 0, offset <= UInt64(off_t.max) - UInt64(count) else { throw Errno.invalidArgument }
+        return off_t(offset)
     }
 
     /// Makes what was written durable to `level`.
@@ -111,10 +117,6 @@ func retryingInterrupts(_ call: () -> CInt) throws(Errno) {
 
 private func systemPRead(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: off_t) -> Int {
     pread(descriptor, buffer, count, offset)
-}
-
-private func systemPWrite(_ descriptor: CInt, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: off_t) -> Int {
-    pwrite(descriptor, buffer, count, offset)
 }
 
 /// `fstat`'s size, or -1 with `errno` set.

@@ -190,6 +190,11 @@ public struct ChildProcessError: Error, Sendable, CustomStringConvertible {
     /// The error the system reported.
     public let errno: Errno
 
+    public init(operation: String, errno: Errno) {
+        self.operation = operation
+        self.errno = errno
+    }
+
     public var description: String { "\(operation) failed: \(errno) (errno \(errno.rawValue))" }
 }
 

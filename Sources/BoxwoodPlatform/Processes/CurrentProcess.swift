@@ -7,9 +7,6 @@ import Darwin
 
 /// Facts about the running process that need a system call to learn.
 public enum CurrentProcess {
-    /// This process's id.
-    public static var id: pid_t { getpid() }
-
     /// The path of the running executable (symbolic links resolved on Linux; as launched on Darwin).
     public static func executablePath() throws(Errno) -> FilePath {
         #if os(Linux)

@@ -37,7 +37,10 @@ public struct ProcessIdentity: Hashable, Sendable {
     }
 
     /// This process.
-    public static var current: ProcessIdentity { ProcessIdentity(pid: getpid(), startDigest: startDigest(of: getpid()) ?? 0) }
+    public static var current: ProcessIdentity { currentCache.identity() }
+
+    /// This process's identity, read from the system once per pid (a forked child gets its own).
+    private static let currentCache = CurrentIdentityCache()
 
     /// Whether start times are left out (`BOXWOOD_PORTABLE_LOCKS=1`).
     public static let portable: Bool = getenv("BOXWOOD_PORTABLE_LOCKS").map { String(cString: $0) == "1" } ?? false
@@ -53,7 +56,7 @@ public struct ProcessIdentity: Hashable, Sendable {
         return digest == startDigest
     }
 
-    private static func startDigest(of pid: pid_t) -> UInt32? {
+    fileprivate static func startDigest(of pid: pid_t) -> UInt32? {
         state(of: pid)?.startDigest
     }
 
@@ -90,6 +93,22 @@ public struct ProcessIdentity: Hashable, Sendable {
         x ^= x >> 31
         let folded = UInt32(truncatingIfNeeded: x ^ (x >> 32))
         return folded == 0 ? 1 : folded
+    }
+}
+
+/// The identity of the running process, kept after the first look.
+private final class CurrentIdentityCache: @unchecked Sendable {
+    private let lock = PlatformLock()
+    private var cached: ProcessIdentity?
+
+    func identity() -> ProcessIdentity {
+        let pid = getpid()
+        return lock.withLock {
+            if let cached, cached.pid == pid { return cached }
+            let identity = ProcessIdentity(pid: pid, startDigest: ProcessIdentity.startDigest(of: pid) ?? 0)
+            cached = identity
+            return identity
+        }
     }
 }
 

@@ -12,8 +12,10 @@ public final class PlatformLock: @unchecked Sendable {
     public init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
+        // Cannot fail, so it is not a thrown error: with default attributes (nil), glibc's pthread_mutex_init always
+        // returns 0, and Darwin's fails only for an invalid attribute object (EINVAL), of which none is passed.
         let status = pthread_mutex_init(mutex, nil)
-        precondition(status == 0, "pthread_mutex_init failed with \(status)")
+        precondition(status == 0, "pthread_mutex_init with default attributes failed with \(status)")
     }
 
     deinit {

@@ -59,18 +59,6 @@ public enum SharedWordWait {
         #endif
     }
 
-    /// Whether waits sleep in the kernel until woken (false where the timed fallback stands in).
-    public static var waitsInTheKernel: Bool {
-        #if os(Linux)
-        return true
-        #elseif canImport(Darwin)
-        if #available(macOS 14.4, iOS 17.4, tvOS 17.4, watchOS 10.4, visionOS 1.1, *) { return true }
-        return false
-        #else
-        return false
-        #endif
-    }
-
     private static func fallbackSleep(_ timeout: Duration?) {
         let interval = min(timeout ?? fallbackInterval, fallbackInterval)
         let (seconds, attoseconds) = max(interval, .zero).components

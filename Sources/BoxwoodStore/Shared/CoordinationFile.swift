@@ -34,6 +34,8 @@ public protocol CoordinationFile: AnyObject {
 public final class PosixCoordinationFile: CoordinationFile {
     public let path: String
     public let memory: UnsafeMutableRawPointer
+    /// This process's identity, read once at open (it is stored at every writer-lock acquisition).
+    public let holderIdentity = ProcessIdentity.current.packed
     private var owner: OwnedDescriptor?
     private let descriptor: FileDescriptor
     private var holdsWriterLock = false
@@ -81,8 +83,6 @@ public final class PosixCoordinationFile: CoordinationFile {
         descriptor.unlockExclusively()
         holdsWriterLock = false
     }
-
-    public var holderIdentity: UInt64 { ProcessIdentity.current.packed }
 
     public func isHolderAlive(_ identity: UInt64) -> Bool {
         ProcessIdentity(packed: identity).isAlive

@@ -31,20 +31,6 @@ extension ValueBox {
         commitWatchers.add(watcher)
         return stream
     }
-
-    /// Blocks until another value box publishes a version other than `version`, or `timeout` passes (nil: no
-    /// limit); returns the published version then (equal to `version` after a timeout). Sleeps in the kernel, like
-    /// ``externalChanges()``. Without a shared header it returns at once.
-    public func waitForExternalCommit(after version: UInt64, timeout: Duration?) -> UInt64 {
-        guard let header else { return transactionStateVersion }
-        let deadline = timeout.map { ContinuousClock.now + $0 }
-        while header.transactionStateVersion == version {
-            let remaining = deadline.map { $0 - ContinuousClock.now }
-            if let remaining, remaining <= .zero { break }
-            header.waitForCommit(after: version, timeout: remaining)
-        }
-        return header.transactionStateVersion
-    }
 }
 
 /// The thread behind ``ValueBox/externalChanges()``: sleeps until the published version moves, reports versions

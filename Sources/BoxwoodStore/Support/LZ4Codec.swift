@@ -15,15 +15,6 @@ enum ValueCodec: UInt8 {
 /// Each reads the other's blocks (`BoxwoodLZ4Tests/LZ4CompatibilityTests`). Building with
 /// `-Xswiftc -DBOXWOOD_SWIFT_LZ4` runs the Apple platforms' codec on Linux too.
 enum LZ4Codec {
-    /// Which codec this build uses, for diagnostics.
-    static var implementation: String {
-        #if canImport(CLZ4) && !BOXWOOD_SWIFT_LZ4
-        return "liblz4"
-        #else
-        return "BoxwoodLZ4"
-        #endif
-    }
-
     /// Compresses `count` bytes at `source` when that saves at least 1/16 of the size; returns the compressed
     /// bytes (caller frees with `deallocate`) or nil when compression does not pay.
     static func compressIfSmaller(_ source: UnsafeRawPointer, _ count: Int) -> (UnsafeMutableRawPointer, Int)? {

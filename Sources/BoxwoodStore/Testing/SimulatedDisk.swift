@@ -92,7 +92,7 @@ public final class SimulatedDisk: StorageFileSystem {
     /// The disk as the machine finds it after the power comes back: durable bytes and names only, each
     /// unsynced change having met its random fate. This disk is powered off for good (handles still open on
     /// it fail), so an abandoned ``ValueBox`` cannot touch the rebooted one.
-    public func reboot() -> SimulatedDisk {
+    public func reboot() throws(BoxwoodError) -> SimulatedDisk {
         isPoweredOff = true
         let next = SimulatedDisk(seed: rng.next(), fileCapacity: fileCapacity)
         // Directory changes are journaled in order: a prefix survives.
@@ -110,7 +110,7 @@ public final class SimulatedDisk: StorageFileSystem {
                 let id = ObjectIdentifier(node)
                 if rebuilt[id] == nil {
                     applyPowerCutFate(to: node)
-                    rebuilt[id] = SimulatedNode(capacity: fileCapacity, contents: node.durable)
+                    rebuilt[id] = try SimulatedNode(capacity: fileCapacity, contents: node.durable)
                 }
                 newEntries[path] = .file(rebuilt[id]!)
             }
@@ -123,7 +123,7 @@ public final class SimulatedDisk: StorageFileSystem {
 
     /// The disk as a killed process leaves it (the kernel survives, so the page cache does): a copy in which
     /// everything written so far is durable. This disk is unaffected.
-    public func afterProcessKill() -> SimulatedDisk {
+    public func afterProcessKill() throws(BoxwoodError) -> SimulatedDisk {
         let next = SimulatedDisk(seed: rng.next(), fileCapacity: fileCapacity)
         var copies: [ObjectIdentifier: SimulatedNode] = [:]
         for (path, entry) in entries {
@@ -133,7 +133,7 @@ public final class SimulatedDisk: StorageFileSystem {
             case let .file(node):
                 let id = ObjectIdentifier(node)
                 if copies[id] == nil {
-                    copies[id] = SimulatedNode(capacity: fileCapacity,
+                    copies[id] = try SimulatedNode(capacity: fileCapacity,
                                                contents: [UInt8](UnsafeRawBufferPointer(start: node.cache, count: node.size)))
                 }
                 next.entries[path] = .file(copies[id]!)
@@ -171,7 +171,7 @@ public final class SimulatedDisk: StorageFileSystem {
             guard create, !readOnly else { throw .io(operation: "open", path: path, errno: Errno.noSuchFileOrDirectory.rawValue) }
             let parent = SimulatedDisk.parent(of: path)
             guard case .directory? = entries[parent] else { throw .io(operation: "open", path: path, errno: Errno.noSuchFileOrDirectory.rawValue) }
-            let node = SimulatedNode(capacity: fileCapacity)
+            let node = try SimulatedNode(capacity: fileCapacity)
             try perform(.directory, path: path) { (failure: InjectedFailure?) in
                 guard failure == nil else { return }
                 self.entries[path] = .file(node)

@@ -20,10 +20,11 @@ final class SimulatedNode {
     var durable: [UInt8] = []
     var pending: [PendingChange] = []
 
-    init(capacity: Int, contents: [UInt8] = []) {
+    /// Throws `.io(mmap, ENOMEM)` when the address space for the file's cache cannot be reserved.
+    init(capacity: Int, contents: [UInt8] = []) throws(BoxwoodError) {
         self.capacity = capacity
         guard let address = reserveAddressSpace(capacity) else {
-            preconditionFailure("SimulatedDisk: cannot reserve \(capacity) bytes of address space")
+            throw .io(operation: "mmap", path: "(simulated file of \(capacity) bytes)", errno: Errno.noMemory.rawValue)
         }
         cache = address
         durable = contents

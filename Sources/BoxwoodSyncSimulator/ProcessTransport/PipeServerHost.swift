@@ -10,7 +10,7 @@ import Foundation
 /// each request is answered by the server (faults included) and the answer written back; `connect` opens a new
 /// server connection (`server.connect()`, which ends the previous one) and a task forwards its pushes, then
 /// `pushEnd`. The child may die at any moment: end of file or a failed write (EPIPE — call
-/// ``ignoreBrokenPipeSignals()`` once in the parent) ends the host quietly; commands waiting for a reply get nil,
+/// `ProcessSignals.ignoreBrokenPipe()` once in the parent) ends the host quietly; commands waiting for a reply get nil,
 /// push forwarding stops. The server's connection stays open until the next child connects, like a server that
 /// has not noticed yet.
 public final class PipeServerHost: @unchecked Sendable {

@@ -103,11 +103,6 @@ enum ParentMessage: Codable, Hashable, Sendable {
     case command(id: Int64, command: ChildCommand)
 }
 
-/// Ignores SIGPIPE in this process, so that writing to a vanished peer fails with EPIPE instead of killing it.
-public func ignoreBrokenPipeSignals() {
-    ProcessSignals.ignoreBrokenPipe()
-}
-
 /// Writes to stderr (the child's stdout is reserved for the protocol); a failed write is dropped (there is nowhere
 /// else to report it).
 func logToStandardError(_ text: String) {

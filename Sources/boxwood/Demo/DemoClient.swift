@@ -28,7 +28,9 @@ struct DemoClient {
                         "--view", peers.map { String($0.toInt64()) }.joined(separator: ",")],
             standardInput: .pipe, standardOutput: .pipe, standardError: .inherit)
         guard let fromChild = spawned.standardOutput.take(), let toChild = spawned.standardInput.take() else {
-            preconditionFailure("spawn returns this process's end of every .pipe stream")
+            spawned.process.kill()
+            _ = try? spawned.process.wait()
+            throw ChildProcessError(operation: "spawn \(executable): no pipe end returned for stdin/stdout", errno: .badFileDescriptor)
         }
         let host = PipeServerHost(server: server, input: fromChild, output: toChild)
         host.start()

@@ -1,4 +1,5 @@
 import Boxwood
+import BoxwoodPlatform
 import BoxwoodStore
 import BoxwoodSync
 import BoxwoodSyncSimulator
@@ -34,7 +35,7 @@ final class DemoSession: @unchecked Sendable {
     }
 
     func run() async throws -> DemoVerdict {
-        ignoreBrokenPipeSignals()
+        ProcessSignals.ignoreBrokenPipe()
         let world = server.snapshot()
         let messageCount = world.chatStates.values.reduce(0) { $0 + $1.messages.count }
         output.log("server: \(world.users.count - 1) users, \(world.chats.count) groups and channels, \(world.chatStates.count) chats, \(messageCount) messages (seed \(seed))")
