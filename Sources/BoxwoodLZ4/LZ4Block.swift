@@ -33,6 +33,7 @@ public enum LZ4Block {
             // Positions fit in 16 bits, and no distance can exceed the largest offset. The table grows with the
             // input (at most 8192 entries), so a short value does not pay for clearing 16 KiB.
             let hashBits = min(max(Int.bitWidth - count.leadingZeroBitCount, 6), 13)
+            // `table.baseAddress!` below: an allocation of at least 64 entries always has a base address.
             return withUnsafeTemporaryAllocation(of: UInt16.self, capacity: 1 << hashBits) { table in
                 table.initialize(repeating: 0)
                 let shift = UInt32(32 - hashBits)
@@ -64,6 +65,7 @@ public enum LZ4Block {
         guard let src = source.baseAddress, source.count > 0 else { throw .truncatedInput }
         guard let dst = destination.baseAddress, destination.count > 0 else {
             // No room at all: only a block holding nothing decodes. A one-byte stand-in keeps the pointers real.
+            // `spare.baseAddress!`: the bytes of a one-byte variable always have an address.
             var spare: UInt8 = 0
             let result: Result<Int, LZ4BlockError> = withUnsafeMutableBytes(of: &spare) { spare in
                 do throws(LZ4BlockError) {
