@@ -5,7 +5,9 @@ import BoxwoodStore
 /// tree shape, per-table counts and page accounting).
 ///
 /// Sound: prints `ok` and exits 0. Otherwise prints each problem on its own line and exits 1. With `--json`
-/// prints `{"ok": true|false, "problems": [...], "pages_checked": N, "entries_checked": N}`. A database
+/// prints `{"ok": true|false, "problems": [...], "pages_checked": N, "entries_checked": N, "wal_torn_tail_bytes": N}`.
+/// A torn tail at the end of the WAL (an interrupted append, which the next writer cuts) is not a problem; it is
+/// noted on stderr. A database
 /// that cannot even be opened is a failure too (exit 1, message on stderr; with `--json` also a JSON
 /// object with `ok: false` and the reason as its problem). A progress bar (pages) shows on stderr when it is
 /// a terminal and the check takes more than a moment.
@@ -41,9 +43,14 @@ struct Check: ParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         bar?.finish()
+        let torn = box.lastRecovery?.tornTailBytes ?? 0
+        if let recovery = box.lastRecovery, let offset = recovery.tornTailOffset {
+            printError("note: \(db)/wal ends in a torn tail of \(recovery.tornTailBytes) bytes at offset \(offset) after "
+                       + "\(recovery.replayedCommits) commit(s): an append that never finished; the next writer cuts it")
+        }
         if json {
             let problems = report.problems.map(jsonString).joined(separator: ", ")
-            print("{\"ok\": \(report.isOK), \"problems\": [\(problems)], \"pages_checked\": \(report.pagesChecked), \"entries_checked\": \(report.entriesChecked)}")
+            print("{\"ok\": \(report.isOK), \"problems\": [\(problems)], \"pages_checked\": \(report.pagesChecked), \"entries_checked\": \(report.entriesChecked), \"wal_torn_tail_bytes\": \(torn)}")
         } else if report.isOK {
             print("ok")
         } else {

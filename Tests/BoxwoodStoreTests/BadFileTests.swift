@@ -454,7 +454,7 @@ import Glibc
         for i in 0..<8 { header[24 + i] = UInt8(truncatingIfNeeded: checksum >> (8 * UInt64(i))) }
         try writeFile(path + "/wal", header + rng.bytes(100))
         let old = expectError("unsupportedFormatVersion") { _ = try ValueBox(path: path) }
-        #expect(old == .unsupportedFormatVersion(path: path + "/wal", found: 1, supported: 3))
+        #expect(old == .unsupportedFormatVersion(path: path + "/wal", found: 1, supported: WriteAheadLog.version))
         // A header torn while being written (nothing after it) is a log that was being reset.
         try writeFile(path + "/wal", rng.bytes(20))
         try expectIntact(path)

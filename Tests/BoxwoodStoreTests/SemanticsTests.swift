@@ -916,19 +916,33 @@ import Foundation
             try recovered.close()
         }
 
-        // 3. Damage that no torn write can cause — a flipped bit inside the third record, random bytes after
-        //    the last one — is refused with the offset of the record, never silently dropped: the commits
-        //    after it were acknowledged.
-        for (damageAt, flip) in [(Int(sizes[2]) + 40, true), (Int(sizes[2]) + 3, true), (Int(sizes[5]), false)] {
+        // 3. Damage in the middle of the log — a flipped bit inside the third record, with intact records after
+        //    it written in this boot (the shared header says so) — is refused with the offset of the record,
+        //    never silently dropped: the commits after it were acknowledged.
+        for damageAt in [Int(sizes[2]) + 40, Int(sizes[2]) + 3] {
             let copy = temporaryDatabasePath("torn-flip")
             defer { removeItem(copy) }
             try copyDatabaseFiles(from: path, to: copy)
+            try writeFile(copy + "/header", try readFile(path + "/header"))
             var wal = try readFile(copy + "/wal")
-            if flip { wal[damageAt] ^= 0x01 } else { wal += rng.bytes(5000) }
+            wal[damageAt] ^= 0x01
             try writeFile(copy + "/wal", wal)
-            let error = expectError("checksumMismatch") { _ = try ValueBox(path: copy) }
-            #expect(error == .checksumMismatch(file: copy + "/wal", page: nil, offset: flip ? sizes[2] : sizes[5]))
+            let error = expectError("corrupted") { _ = try ValueBox(path: copy) }
+            #expect(error?.description.contains("WAL record at offset \(sizes[2]) is damaged, but an intact record") == true)
             #expect(try readFile(copy + "/wal") == wal, "a refused open leaves the files alone")
+        }
+        // Random bytes after the last record: nothing intact follows the damage, so it is a torn tail.
+        do {
+            let copy = temporaryDatabasePath("torn-random-tail")
+            defer { removeItem(copy) }
+            try copyDatabaseFiles(from: path, to: copy)
+            try writeFile(copy + "/header", try readFile(path + "/header"))
+            try writeFile(copy + "/wal", try readFile(copy + "/wal") + rng.bytes(5000))
+            let recovered = try ValueBox(path: copy)
+            #expect(recovered.transactionStateVersion == 6)
+            #expect(recovered.lastRecovery?.tornTailOffset == sizes[5])
+            #expect(try recovered.statistics().walBytes == sizes.last, "the torn tail was cut off")
+            try recovered.close()
         }
 
         // 4. A WAL cut inside its header, or missing entirely: the checkpointed state opens.

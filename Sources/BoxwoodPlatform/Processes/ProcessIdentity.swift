@@ -114,7 +114,7 @@ private final class CurrentIdentityCache: @unchecked Sendable {
 
 #if os(Linux)
 /// The contents of a small file (a /proc entry), or nil.
-private func readSmallFile(_ path: String) -> String? {
+func readSmallFile(_ path: String) -> String? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     let owner = OwnedDescriptor(takingRaw: descriptor)

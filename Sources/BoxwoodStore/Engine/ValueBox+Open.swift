@@ -48,8 +48,9 @@ extension ValueBox {
             file = try openStorageFile(dataPath, create: false, readOnly: readOnly)
             dataFile = file
         }
-        try openFromFiles(file, dataPath: dataPath, walPath: walPath)
+        let logIsIntact = try openFromFiles(file, dataPath: dataPath, walPath: walPath)
         publishState()
+        if logIsIntact, !readOnly { header?.intactLogBoot = BootDigest.current }
         try claimReaderSlotIfNeeded()
         versionAtLastTransaction = lastSequence
     }
@@ -59,12 +60,29 @@ extension ValueBox {
         guard let header, let readerSlot else { return false }
         _ = header.pin(readerSlot)
         defer { header.unpin(readerSlot) }
-        return try loadSnapshot(published)
+        guard try loadSnapshot(published) else { return false }
+        return try filesEndAt(published)
+    }
+
+    /// True when nothing in the files is newer than `published`, so that the snapshot it describes is the newest
+    /// commit: its meta is the one loaded, the WAL on disk is that meta's log, and no intact record of that log
+    /// starts where it says the log ends.
+    ///
+    /// The header is another process's file and only a hint. A stale one (an older state of this database) or a
+    /// foreign one (copied from another database) must not decide what an open reads; when it disagrees the
+    /// open reads the files under the writer lock and publishes what they hold. A live writer between appending
+    /// a record and publishing it also disagrees for that moment: the open then waits for its commit to finish.
+    private func filesEndAt(_ published: SharedHeader.Published) throws(BoxwoodError) -> Bool {
+        guard meta.generation == published.generation, meta.walSalt == published.walSalt else { return false }
+        guard let wal else { return true }
+        guard case let .valid(salt, _) = try wal.readHeader(), salt == published.walSalt else { return false }
+        return try !wal.hasIntactRecord(at: published.walEnd)
     }
 
     /// Reads the durable state: initializes a new database, picks the newest meta, loads the trees and
-    /// replays the WAL (truncating a torn tail unless read-only).
-    private func openFromFiles(_ file: StorageFile, dataPath: String, walPath: String) throws(BoxwoodError) {
+    /// replays the WAL (truncating a torn tail unless read-only). Returns true when the WAL is now intact: it
+    /// ended cleanly, was reset, or its torn tail was cut.
+    private func openFromFiles(_ file: StorageFile, dataPath: String, walPath: String) throws(BoxwoodError) -> Bool {
         let readOnly = options.readOnly
         var size = try file.size()
         if size == 0 && readOnly {
@@ -105,12 +123,12 @@ extension ValueBox {
 
         let walExisted = fileSystem.kind(of: walPath) != nil
         wal = nil
-        if readOnly && !walExisted { return }
+        if readOnly && !walExisted { return false }
         let walFile = try openStorageFile(walPath, create: !readOnly, readOnly: readOnly)
         let log = WriteAheadLog(file: walFile)
         wal = log
         if !walExisted { try fileSystem.syncDirectory(path) }
-        try recover(log, otherMeta: other)
+        return try recover(log, otherMeta: other)
     }
 
     /// What the WAL at `walPath` proves about a database having been created (nil when nothing).
@@ -276,11 +294,13 @@ extension ValueBox {
         }
     }
 
-    /// Replays the WAL records committed after the meta, truncating a torn tail.
-    private func recover(_ log: WriteAheadLog, otherMeta: MetaPage.DecodeResult) throws(BoxwoodError) {
+    /// Replays the WAL records committed after the meta, truncating a torn tail. Returns true when the log is
+    /// intact afterwards (see `openFromFiles`).
+    private func recover(_ log: WriteAheadLog, otherMeta: MetaPage.DecodeResult) throws(BoxwoodError) -> Bool {
         let header = try log.readHeader()
         var headerSalt: UInt64? = nil
-        if case let .valid(salt) = header { headerSalt = salt }
+        var logVersion = WriteAheadLog.version
+        if case let .valid(salt, version) = header { headerSalt = salt; logVersion = version }
         var previousSalt: UInt64? = nil
         if case let .valid(previous) = otherMeta, previous.generation + 1 == meta.generation { previousSalt = previous.walSalt }
         if let headerSalt, headerSalt != meta.walSalt, headerSalt != previousSalt {
@@ -306,18 +326,27 @@ extension ValueBox {
         if headerSalt != meta.walSalt {
             // A new, torn or stale log (crash after the meta flip, before the log reset): nothing in it is
             // newer than the pages.
-            if !options.readOnly { try log.reset(salt: meta.walSalt, sync: options.durability != .off) }
-            return
+            if options.readOnly { return false }
+            try log.reset(salt: meta.walSalt, sync: options.durability != .off)
+            return true
         }
         replaying = true
         defer { replaying = false }
-        let (_, torn) = try log.replay(salt: meta.walSalt, afterSequence: meta.lastSequence) { (sequence, count, payload) throws(BoxwoodError) in
+        // Read under the writer lock (or with no header at all): no writer can be changing it.
+        let sameBoot = BootDigest.current != 0 && self.header?.hasValidIdentity == true
+            && self.header?.intactLogBoot == BootDigest.current
+        let (applied, torn) = try log.replay(salt: meta.walSalt, version: logVersion, afterSequence: meta.lastSequence,
+                                             sameBoot: sameBoot) { (sequence, count, payload) throws(BoxwoodError) in
             try applyRecord(sequence: sequence, operationCount: count, payload: payload, file: log.file.path)
         }
-        if torn > 0 && !options.readOnly {
+        let cut = torn > 0 && !options.readOnly
+        if cut {
             try log.file.truncate(to: log.endOffset)
             if options.durability != .off { try log.file.sync() }
         }
+        lastRecovery = RecoveryReport(replayedCommits: applied, tornTailOffset: torn > 0 ? log.endOffset : nil,
+                                      tornTailBytes: torn, tornTailWasCut: cut)
+        return torn == 0 || cut
     }
 }
 

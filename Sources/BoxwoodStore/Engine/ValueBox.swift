@@ -96,6 +96,9 @@ public final class ValueBox {
     /// The error of the last automatic checkpoint that failed after its commit had already succeeded (the
     /// commit stands; the database recovered from its files). Nil when the last automatic checkpoint worked.
     public internal(set) var lastCheckpointError: BoxwoodError?
+    /// What the last open (or reopen) from the files found in the WAL; nil when this value box loaded a live
+    /// writer's published state instead of recovering from the files.
+    public internal(set) var lastRecovery: RecoveryReport?
     @exclusivity(unchecked) var isClosed = false
     /// Set by ``suspend()``, cleared by ``resume()``: every call in between throws `.suspended`.
     @exclusivity(unchecked) var suspended = false

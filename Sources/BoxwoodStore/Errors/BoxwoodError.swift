@@ -35,6 +35,9 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     case closed
     /// The value box is suspended (``ValueBox/suspend()``) until ``ValueBox/resume()``.
     case suspended(path: String)
+    /// A transaction's operations do not fit one WAL record (`bytes` of payload; the format's limit is 4 GiB).
+    /// Nothing was written; split the work into several transactions.
+    case transactionTooLarge(bytes: Int, limit: Int)
     /// A partial write (`readWrite`) addressed bytes outside the value.
     case outOfBounds(offset: Int, length: Int, valueLength: Int)
     /// The operation is not allowed on a database opened read-only.
@@ -76,6 +79,8 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the value box is closed"
         case let .suspended(path):
             return "\(path) is suspended (the app is in the background); call resume() first"
+        case let .transactionTooLarge(bytes, limit):
+            return "transaction too large: \(bytes) bytes of operations, the limit of one commit is \(limit)"
         case let .outOfBounds(offset, length, valueLength):
             return "range \(offset)..<\(offset + length) is outside a value of \(valueLength) bytes"
         case let .readOnly(path):

@@ -25,6 +25,8 @@ import BoxwoodPlatform
 ///     92   4  writerWaiters    threads waiting for the writer lock
 ///     96   8  writerHolder     identity of the writer lock's holder while held, else 0 (for diagnostics: tools
 ///                              read it to tell whether a live process is writing, without touching the lock)
+///     104  8  intactLogBoot    digest of the boot in which a writer last found the WAL intact (0 = none): while
+///                              it is the running boot, damage followed by an intact record cannot be a lost write
 ///     128  64 × 126 reader slots (see ``ReaderSlots``)
 ///
 /// Version 2 holds no lock outside a write transaction: the writer lock is a `flock` on the file (see
@@ -46,6 +48,7 @@ final class SharedHeader {
     static let writerReleasesOffset = 88
     static let writerWaitersOffset = 92
     static let writerHolderOffset = 96
+    static let intactLogBootOffset = 104
 
     /// The state a commit publishes.
     struct Published: Equatable {
@@ -167,6 +170,16 @@ final class SharedHeader {
 
     /// The published MasterClientId.
     var masterClientId: Int64 { Int64(bitPattern: word(56).load(ordering: .acquiring)) }
+
+    /// The digest of the boot (``BootDigest``) in which a writer last found the WAL intact — recovered it from the
+    /// files with nothing cut that it did not cut itself, or reset it — or 0. Set only under the writer lock.
+    /// Within that boot every record written since is visible to every process (whatever reached the disk), so
+    /// recovery treats damage with an intact record after it as corruption, never as a torn tail. A header that
+    /// survived a restart holds another boot's digest, and recovery falls back to what the records prove.
+    var intactLogBoot: UInt64 {
+        get { word(SharedHeader.intactLogBootOffset).load(ordering: .acquiring) }
+        set { word(SharedHeader.intactLogBootOffset).store(newValue, ordering: .releasing) }
+    }
 
     /// True while a writer is changing the files; left set by a writer that died doing so.
     var writerIsChangingFiles: Bool {

@@ -4,7 +4,8 @@
 /// File header (32 bytes, not whitened):
 ///
 ///     0   8  magic       "BXWDWAL\0"
-///     8   4  version     3 (version 2 logs, which cannot hold `setMasterClientId`, are read too)
+///     8   4  version     4 (versions 2 and 3, whose records carry no flags, are read too; a build appends to
+///                        such a log in its own version's record form, and the next checkpoint's reset makes it 4)
 ///     12  4  pageSize    4096 (of the data file it belongs to)
 ///     16  8  salt        must equal the meta's walSalt, otherwise the log is stale and ignored
 ///     24  8  checksum    XXH64 of bytes 0..<24, seed 0
@@ -13,27 +14,54 @@
 /// `RecordWhitening` keyed by (salt, offset of the record):
 ///
 ///     0   4  payloadLength
-///     4   4  operationCount
+///     4   4  operations      bits 0..<30: operationCount; bit 30 `synced`: the record was synced before its
+///                            commit returned (`full`); bit 31 `earlierRecordsDurable`: every earlier record of
+///                            the log was durable before this one was written (version 4; 0 in older logs)
 ///     8   8  sequence        the TransactionStateVersion this commit produced (previous + 1)
 ///     16  8  payloadChecksum XXH64(payload, seed: XXH64(bytes 0..<16, seed: salt))
 ///     24  8  headerChecksum  XXH64(bytes 0..<24, seed: salt)
 ///
 /// Recovery replays records in order while each is complete, both checksums match and its sequence is the
-/// next one. The log is truncated durably before reuse, so a sector that never reached the disk reads as
-/// zeros (or lies past the end of the file). The first record that fails therefore ends the log — a torn
-/// tail, truncated away — when it is cut short by the end of the file or contains an all-zero sector;
-/// a failing record with no such sign is bit rot or an overwrite, and open refuses with `checksumMismatch`
-/// naming its offset instead of silently dropping acknowledged commits.
+/// next one. The first record that fails ends the replay, and what follows it decides what the failure is:
+///
+/// - **Mid-log damage**: an intact record of this log (header checksum valid under the salt at its own offset)
+///   starts after the failing one, and that record proves the failing one was complete before it: either it
+///   carries `earlierRecordsDurable`, or the machine has not restarted since a writer last found the log intact
+///   (`sameBoot`: within one boot every write that returned is visible, whatever reached the disk). The records
+///   after the damage are then acknowledged commits that dropping (and letting the next writer truncate the
+///   log) would lose for good: replay throws `.corrupted` naming both offsets and the log is left untouched.
+/// - **Torn tail**: anything else. That is what a crash during an append leaves — the record cut short by the
+///   end of the file, or parts that never reached the disk (zeros, holes, or old bytes when a power-loss file
+///   system tears a write in the middle) — and, after a power cut in `normal` mode, whatever unsynced records
+///   the disk lost in any order: `normal` promises the prefix before the first loss. It is cut off, and the
+///   recovery report counts its bytes.
 final class WriteAheadLog {
     static let headerSize = 32
     static let recordHeaderSize = 32
     static let magic: [UInt8] = Array("BXWDWAL\0".utf8)
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
     /// Versions whose records this build replays.
-    static let readableVersions: ClosedRange<UInt32> = 2...3
+    static let readableVersions: ClosedRange<UInt32> = 2...4
+    /// Record flags, in the top bits of the operations word (version 4).
+    static let earlierRecordsDurableFlag: UInt32 = 1 << 31
+    static let syncedFlag: UInt32 = 1 << 30
+    /// The operation count's bits. A payload within ``maxPayloadLength`` holds fewer than 2^30 operations (the
+    /// smallest operation is 5 bytes), so a count never reaches the flags.
+    static let operationCountMask: UInt32 = (1 << 30) - 1
+
+    /// The largest payload a record can hold: its length field is 32 bits.
+    static let maxPayloadLength = Int(UInt32.max)
 
     let file: StorageFile
+    /// The payload limit `append` enforces (``maxPayloadLength``; lowered by tests, which cannot build a
+    /// 4 GiB transaction).
+    var payloadLimit = WriteAheadLog.maxPayloadLength
     private(set) var salt: UInt64 = 0
+    /// True while every record up to ``endOffset`` is known to be durable, so that the next record may carry
+    /// `earlierRecordsDurable`. False when unknown (records another value box appended unsynced, or not yet read).
+    private var chainIsDurable = false
+    /// Whether the log's header is version 4, whose records carry flags; nil until known.
+    private var recordsCarryFlags: Bool?
     /// Where the next record goes (end of the last valid record).
     private(set) var endOffset: UInt64 = 0
 
@@ -61,28 +89,44 @@ final class WriteAheadLog {
         if sync { try file.sync() }
         self.salt = salt
         endOffset = UInt64(WriteAheadLog.headerSize)
+        chainIsDurable = sync
+        recordsCarryFlags = true
     }
 
     /// Appends a record. `record` holds `recordHeaderSize` reserved bytes followed by the payload; the header
-    /// is filled in here so the record goes to the file in one write.
+    /// is filled in here so the record goes to the file in one write. A payload over ``payloadLimit`` throws
+    /// `.transactionTooLarge` before anything is written.
     func append(sequence: UInt64, record: ByteBuffer, operationCount: UInt32, sync: Bool) throws(BoxwoodError) {
         let p = record.memory
         let payloadLength = record.count - WriteAheadLog.recordHeaderSize
+        guard payloadLength <= payloadLimit else { throw .transactionTooLarge(bytes: payloadLength, limit: payloadLimit) }
+        if recordsCarryFlags == nil {
+            guard case let .valid(_, version) = try readHeader() else {
+                throw .corrupted(file: file.path, page: nil, reason: "the WAL header does not validate")
+            }
+            recordsCarryFlags = version >= 4
+        }
+        var operations = operationCount
+        if recordsCarryFlags == true {
+            if chainIsDurable { operations |= WriteAheadLog.earlierRecordsDurableFlag }
+            if sync { operations |= WriteAheadLog.syncedFlag }
+        }
         store32(p, 0, UInt32(payloadLength))
-        store32(p, 4, operationCount)
+        store32(p, 4, operations)
         store64(p, 8, sequence)
         let seed = XXH64.hash(p, 16, seed: salt)
         store64(p, 16, XXH64.hash(p + WriteAheadLog.recordHeaderSize, payloadLength, seed: seed))
         store64(p, 24, XXH64.hash(p, 24, seed: salt))
         RecordWhitening.apply(p, count: record.count, key: RecordWhitening.key(salt: salt, offset: endOffset))
         try file.write(p, count: record.count, offset: endOffset)
-        if sync { try file.dataSync() }
+        if sync { try file.dataSync() } else { chainIsDurable = false }
         endOffset += UInt64(record.count)
     }
 
     /// Cuts the log back to `offset` (the end of the last record that is known to have committed) and makes
     /// that durable, so that a record whose commit failed can never be replayed.
     func rollBack(to offset: UInt64, sync: Bool) throws(BoxwoodError) {
+        chainIsDurable = false
         try file.truncate(to: offset)
         if sync { try file.sync() }
         endOffset = offset
@@ -92,6 +136,8 @@ final class WriteAheadLog {
     func restart(salt: UInt64) {
         self.salt = salt
         endOffset = UInt64(WriteAheadLog.headerSize)
+        chainIsDurable = false
+        recordsCarryFlags = nil
     }
 
     /// Reads the records in `endOffset..<end` — commits another value box published — and hands each to
@@ -100,6 +146,9 @@ final class WriteAheadLog {
     func readPublished(upTo end: UInt64, afterSequence: UInt64,
                        apply: (UInt64, UInt32, UnsafeRawBufferPointer) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> Bool {
         guard end > endOffset else { return end == endOffset }
+        // `end` comes from the shared header, another process's file: a value past the end of the log is a stale
+        // or damaged header, never a size to allocate.
+        guard end <= (try file.size()) else { return false }
         let count = Int(end - endOffset)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
         defer { buffer.deallocate() }
@@ -120,20 +169,37 @@ final class WriteAheadLog {
             let payload = h + headerSize
             RecordWhitening.apply(payload, count: length, key: key, start: headerSize)
             guard XXH64.hash(payload, length, seed: XXH64.hash(h, 16, seed: salt)) == load64(h, 16) else { return false }
-            try apply(expected, load32(h, 4), UnsafeRawBufferPointer(start: payload, count: length))
+            let operations = load32(h, 4)
+            try apply(expected, operations & WriteAheadLog.operationCountMask, UnsafeRawBufferPointer(start: payload, count: length))
+            chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(operations)
             position += headerSize + length
             expected += 1
         }
         return true
     }
 
+    /// True when an intact record header of this log (under the current salt) starts at `offset`.
+    func hasIntactRecord(at offset: UInt64) throws(BoxwoodError) -> Bool {
+        let headerSize = WriteAheadLog.recordHeaderSize
+        let h = UnsafeMutableRawPointer.allocate(byteCount: headerSize, alignment: 16)
+        defer { h.deallocate() }
+        guard try file.read(into: h, count: headerSize, offset: offset) == headerSize else { return false }
+        RecordWhitening.apply(h, count: headerSize, key: RecordWhitening.key(salt: salt, offset: offset))
+        return load64(h, 24) == XXH64.hash(h, 24, seed: salt)
+    }
+
     /// Bytes in the log, header included.
     var size: UInt64 { endOffset }
 
+    /// True when a record with these flags leaves every record up to its end durable.
+    static func extendsDurableChain(_ operations: UInt32) -> Bool {
+        operations & (earlierRecordsDurableFlag | syncedFlag) == earlierRecordsDurableFlag | syncedFlag
+    }
+
     /// What the file's header says.
     enum Header: Equatable {
-        /// A valid header of this version, with its salt.
-        case valid(salt: UInt64)
+        /// A valid header of a readable version, with its salt.
+        case valid(salt: UInt64, version: UInt32)
         /// An intact header (magic and checksum) of another version.
         case otherVersion(UInt32)
         /// Too short, or not a valid header.
@@ -149,15 +215,21 @@ final class WriteAheadLog {
         guard load64(p, 24) == XXH64.hash(p, 24) else { return .invalid }
         guard WriteAheadLog.readableVersions.contains(load32(p, 8)) else { return .otherVersion(load32(p, 8)) }
         guard load32(p, 12) == UInt32(PageLayout.pageSize) else { return .invalid }
-        return .valid(salt: load64(p, 16))
+        return .valid(salt: load64(p, 16), version: load32(p, 8))
     }
 
-    /// Replays the records after `afterSequence`. Returns the number of records applied. Sets `endOffset` to
-    /// the end of the last valid record; `tornBytes` reports how many bytes follow it. Throws
-    /// `checksumMismatch` for a damaged record that cannot be a torn write (see the type's documentation).
-    func replay(salt: UInt64, afterSequence: UInt64,
+    /// Replays the records after `afterSequence` of a log with header `version`. Returns the number of records
+    /// applied. Sets `endOffset` to the end of the last valid record; `tornBytes` reports how many bytes of a
+    /// torn tail follow it. Throws `.corrupted` for mid-log damage; `sameBoot` says the machine has not restarted
+    /// since a writer last found this log intact (see the type's documentation).
+    func replay(salt: UInt64, version: UInt32, afterSequence: UInt64, sameBoot: Bool,
                 apply: (UInt64, UInt32, UnsafeRawBufferPointer) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> (applied: Int, tornBytes: UInt64) {
         self.salt = salt
+        recordsCarryFlags = version >= 4
+        chainIsDurable = false
+        guard afterSequence < UInt64.max else {
+            throw .corrupted(file: file.path, page: nil, reason: "the meta's last sequence \(afterSequence) leaves no room for another commit")
+        }
         let fileSize = try file.size()
         var offset = UInt64(WriteAheadLog.headerSize)
         var expected = afterSequence + 1
@@ -165,18 +237,18 @@ final class WriteAheadLog {
         let buffer = ByteBuffer(capacity: 64 << 10)
         let headerSize = WriteAheadLog.recordHeaderSize
         while offset < fileSize {
-            // A header cut short by the end of the file is a torn append.
+            // A header cut short by the end of the file is a torn append (no record fits after it).
             guard offset + UInt64(headerSize) <= fileSize else { break }
             buffer.reset()
             buffer.reserve(headerSize)
             let h = buffer.memory
             guard try file.read(into: h, count: headerSize, offset: offset) == headerSize else { break }
-            let torn = Sectors.containsZeroSector(h, count: headerSize, offset: offset)
             let key = RecordWhitening.key(salt: salt, offset: offset)
             RecordWhitening.apply(h, count: headerSize, key: key)
             guard load64(h, 24) == XXH64.hash(h, 24, seed: salt) else {
-                if torn { break }
-                throw .checksumMismatch(file: file.path, page: nil, offset: offset)
+                // The length is not trustworthy: a later record could start anywhere after this offset.
+                try refuseIfMidLogDamage(at: offset, searchFrom: offset + 1, fileSize: fileSize, sameBoot: sameBoot)
+                break
             }
             let length = Int(load32(h, 0))
             let operations = load32(h, 4)
@@ -184,31 +256,75 @@ final class WriteAheadLog {
             let checksum = load64(h, 16)
             let seed = XXH64.hash(h, 16, seed: salt)
             let start = offset + UInt64(headerSize)
-            if start + UInt64(length) > fileSize { break }
+            let recordEnd = start + UInt64(length)
+            // An intact header whose record runs past the end of the file: the append was cut short.
+            if recordEnd > fileSize { break }
             buffer.reserve(headerSize + length)
             let payload = buffer.memory + headerSize
             guard try file.read(into: payload, count: length, offset: start) == length else { break }
-            let payloadTorn = Sectors.containsZeroSector(payload, count: length, offset: start)
             RecordWhitening.apply(payload, count: length, key: key, start: headerSize)
             guard XXH64.hash(payload, length, seed: seed) == checksum else {
-                if payloadTorn { break }
-                throw .checksumMismatch(file: file.path, page: nil, offset: offset)
+                // The header is intact, so the next record would start exactly at `recordEnd` (or later, if it
+                // is damaged too).
+                try refuseIfMidLogDamage(at: offset, searchFrom: recordEnd, fileSize: fileSize, sameBoot: sameBoot)
+                break
             }
+            chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(operations)
             if sequence < expected {
                 // Already included in the pages (cannot happen with a fresh salt, harmless if it does).
-                offset = start + UInt64(length)
+                offset = recordEnd
                 continue
             }
             guard sequence == expected else {
                 throw .corrupted(file: file.path, page: nil,
                                  reason: "WAL record at offset \(offset) has sequence \(sequence), expected \(expected)")
             }
-            try apply(sequence, operations, UnsafeRawBufferPointer(start: payload, count: length))
+            try apply(sequence, operations & WriteAheadLog.operationCountMask, UnsafeRawBufferPointer(start: payload, count: length))
             applied += 1
             expected += 1
-            offset = start + UInt64(length)
+            offset = recordEnd
         }
         endOffset = offset
         return (applied, fileSize - offset)
+    }
+
+    /// Throws `.corrupted` when the damaged record at `damagedAt` is mid-log damage rather than a torn tail: an
+    /// intact record of this log starts at or after `searchFrom`, and it carries `earlierRecordsDurable` or
+    /// `sameBoot` holds. Reads the rest of the log in 1 MiB windows and tries every byte offset (a damaged header
+    /// says nothing about where its record ends).
+    private func refuseIfMidLogDamage(at damagedAt: UInt64, searchFrom: UInt64, fileSize: UInt64, sameBoot: Bool) throws(BoxwoodError) {
+        guard let (found, sequence, operations) = try firstIntactRecord(from: searchFrom, fileSize: fileSize) else { return }
+        let provenDurable = recordsCarryFlags == true && operations & WriteAheadLog.earlierRecordsDurableFlag != 0
+        guard sameBoot || provenDurable else { return }
+        let proof = provenDurable ? "it was written after the damaged record was synced" : "the machine has not restarted since they were written"
+        throw .corrupted(file: file.path, page: nil,
+                         reason: "WAL record at offset \(damagedAt) is damaged, but an intact record (sequence \(sequence)) follows at offset \(found) and \(proof): "
+                            + "the commits after the damage were acknowledged, so the log is kept as it is and the database does not open")
+    }
+
+    /// The first offset at or after `from` where a record header of this log validates, with its sequence and
+    /// operations word.
+    private func firstIntactRecord(from: UInt64, fileSize: UInt64) throws(BoxwoodError) -> (UInt64, UInt64, UInt32)? {
+        let headerSize = WriteAheadLog.recordHeaderSize
+        let window = 1 << 20
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: window + headerSize, alignment: 16)
+        let candidate = UnsafeMutableRawPointer.allocate(byteCount: headerSize, alignment: 16)
+        defer { bytes.deallocate(); candidate.deallocate() }
+        var base = from
+        while base < fileSize, fileSize - base >= UInt64(headerSize) {
+            // Each window holds `window` candidate offsets plus the header bytes the last of them needs.
+            let count = Int(min(UInt64(window + headerSize - 1), fileSize - base))
+            guard try file.read(into: bytes, count: count, offset: base) == count else { return nil }
+            for i in 0...(count - headerSize) {
+                candidate.copyMemory(from: bytes + i, byteCount: headerSize)
+                let offset = base + UInt64(i)
+                RecordWhitening.apply(candidate, count: headerSize, key: RecordWhitening.key(salt: salt, offset: offset))
+                if load64(candidate, 24) == XXH64.hash(candidate, 24, seed: salt) {
+                    return (offset, load64(candidate, 8), load32(candidate, 4))
+                }
+            }
+            base += UInt64(window)
+        }
+        return nil
     }
 }
