@@ -1,5 +1,5 @@
 import ArgumentParser
-import BoxwoodStore
+@_spi(EngineTables) import BoxwoodStore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,6 +24,10 @@ enum DurabilityOption: String, ExpressibleByArgument, CaseIterable {
 ///
 /// Commits every `--batch` entries and at the end, printing `committed <entries so far>` after each commit.
 /// A table line with no entries still creates the (empty) table, so dump → load → dump is the identity.
+///
+/// Table ids below zero belong to the engine (the full-text index keeps its data there, and `dump` lists them):
+/// a `table` line with one is malformed input unless `--engine-tables` asks to copy them verbatim, as when
+/// restoring a dump of a whole Boxwood database. Writing them from anything else would corrupt an index.
 /// On malformed input the message names the line, the open transaction is aborted (nothing after the
 /// last `committed` line is applied) and the exit code is 2. When stderr is a terminal, a progress line shows
 /// the bytes read (with a bar when stdin is a file) and the entries loaded.
@@ -37,6 +41,8 @@ struct Load: ParsableCommand {
     @Option(help: "Commit every N entries.") var batch = 1000
     @Option(help: "Commit durability: full, normal or off.") var durability: DurabilityOption = .normal
     @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
+    @Flag(help: "Also load tables with negative ids (the engine's own, such as full-text index data) verbatim, as dumped.")
+    var engineTables = false
 
     func validate() throws {
         if batch < 1 { throw ValidationError("--batch must be at least 1") }
@@ -64,6 +70,7 @@ struct Load: ParsableCommand {
         options.lockTimeout = lockTimeout
         let box = try openWritable(db, options: options)
         var loader = Loader(box: box, batch: batch)
+        loader.engineTables = engineTables
         loader.bar = ProgressBar.onTerminal(unit: .bytes)
         loader.inputSize = reader.remainingFileSize.map { $0 + reader.bytesRead }
         var failure: Failure? = nil
@@ -82,6 +89,11 @@ struct Load: ParsableCommand {
             try box.close()
         } catch {
             printError(explain(error))
+            if case let .io(_, _, code) = error, code == ENOSPC {
+                // The close checkpoint could not write the pages: the commits printed above are in the WAL.
+                printError("every committed entry is safe in the WAL; free some space on the disk, and the next command that "
+                    + "writes to \(db) finishes the checkpoint")
+            }
             throw ExitCode(ExitStatus.failure)
         }
     }
@@ -91,6 +103,8 @@ struct Load: ParsableCommand {
 struct Loader {
     let box: ValueBox
     let batch: Int
+    /// Whether tables with negative (engine) ids may be loaded (`--engine-tables`).
+    var engineTables = false
     /// Key types of the tables that exist (in the engine or created by this run).
     var existing: [Int32: ValueBoxKeyType] = [:]
     var table: ValueBoxTable? = nil
@@ -116,7 +130,7 @@ struct Loader {
 
     private func engineFailure(_ error: BoxwoodError, line: Int? = nil) -> Load.Failure {
         switch error {
-        case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch:
+        case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch, .reservedTableId:
             return bad(line ?? 0, error.description)
         default:
             let prefix = line.map { "stdin line \($0): " } ?? ""
@@ -206,7 +220,11 @@ struct Loader {
         case "int64": keyType = .int64
         default: throw bad(number, "unknown key type '\(parts[2])' (expected binary or int64)")
         }
-        let t = ValueBoxTable(id: id, keyType: keyType)
+        if id < 0 && !engineTables {
+            throw bad(number, "table \(id) is reserved: negative table ids belong to the engine (full-text index data); "
+                + "load tables with ids from 0 up, or pass --engine-tables to copy a dump of a whole database verbatim")
+        }
+        let t = id < 0 ? ValueBoxTable(engineTableId: id, keyType: keyType) : ValueBoxTable(id: id, keyType: keyType)
         if let existingType = existing[id] {
             if existingType != keyType {
                 throw bad(number, "table \(id) already exists with key type \(existingType), the dump says \(keyType)")

@@ -18,9 +18,11 @@ enum WriterProbe {
         case idle
         /// A live process holds the writer lock.
         case lockHeld
-        /// Nobody holds the lock, but the last writer stopped while changing the files (it crashed or was
-        /// killed). Nothing committed is lost: the next writer recovers from the WAL.
-        case crashedMidWrite
+        /// Nobody holds the lock, but the last writer stopped while changing the files: it crashed or was
+        /// killed — or a write failed (a full disk: ENOSPC during the close checkpoint leaves the flag set
+        /// too, and the header cannot tell the two apart). Nothing committed is lost: the next writer recovers
+        /// from the WAL.
+        case stoppedMidWrite
     }
 
     static let magic: [UInt8] = Array("BXWDHDR\0".utf8)
@@ -37,7 +39,7 @@ enum WriterProbe {
         if isLiveHolder(first.holder) { return .lockHeld }
         guard let second = words(owner.descriptor) else { return nil }
         if isLiveHolder(second.holder) { return .lockHeld }
-        return first.writerState != 0 && second.writerState != 0 ? .crashedMidWrite : .idle
+        return first.writerState != 0 && second.writerState != 0 ? .stoppedMidWrite : .idle
     }
 
     private static func isLiveHolder(_ holder: UInt64) -> Bool {
@@ -60,15 +62,36 @@ enum WriterProbe {
 
 /// Prints a note on stderr when the last writer of `db` stopped in the middle of a write, so that the user
 /// knows it is safe to go on. `recoversNow`: this command is a writer (it recovers the database itself).
+///
+/// The header only says that the files were being changed when the last writer let go: a crash, a kill and a
+/// failed write (ENOSPC while the close checkpoint wrote its pages) look the same. So the note names all three,
+/// and says which one is likely when the disk holding the database is full right now.
 func noteIfLastWriterCrashed(_ db: String, recoversNow: Bool = false) {
-    guard WriterProbe.state(of: db) == .crashedMidWrite else { return }
+    guard WriterProbe.state(of: db) == .stoppedMidWrite else { return }
+    let cause: String
+    if let free = availableBytes(db), free < lowSpace {
+        cause = "a write failed: the disk holding it is full (\(free) bytes free; free some space before writing)"
+    } else {
+        cause = "it crashed or was killed, or a write failed, such as on a full disk"
+    }
     if recoversNow {
-        printError("note: \(db): the last writer stopped in the middle of a write (it crashed or was killed); "
+        printError("note: \(db): the last writer stopped in the middle of a write (\(cause)); "
             + "recovering from the WAL now, nothing committed is lost")
     } else {
-        printError("note: \(db): the last writer stopped in the middle of a write (it crashed or was killed). "
+        printError("note: \(db): the last writer stopped in the middle of a write (\(cause)). "
             + "It is safe to continue: every committed transaction is in the WAL, and the next writer recovers from it")
     }
+}
+
+/// Below this many free bytes the disk counts as full for the note above (a checkpoint writes whole pages).
+private let lowSpace: UInt64 = 1 << 20
+
+/// The bytes an unprivileged process may still write on the file system holding `path`, or nil when unknown.
+private func availableBytes(_ path: String) -> UInt64? {
+    var info = statvfs()
+    guard statvfs(path, &info) == 0 else { return nil }
+    let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+    return overflow ? .max : bytes
 }
 
 /// Tells a user at a terminal that a writer command is about to wait for another process's write lock.

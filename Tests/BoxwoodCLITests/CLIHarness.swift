@@ -153,7 +153,7 @@ enum DumpBuilder {
         for _ in 0..<300 { ints[Int64.random(in: -1_000_000_000...1_000_000_000, using: &generator)] = hex([UInt8.random(in: 0...255, using: &generator)]) }
 
         var text = "boxwood-dump 1\n"
-        text += "table -7 int64\n"
+        text += "table 0 int64\n"
         for key in ints.keys.sorted() { text += "\(key)\t\(ints[key]!)\n" }
         text += "table 1 binary\n"
         for key in binary.keys.sorted() { text += "\(key)\t\(binary[key]!)\n" }

@@ -50,7 +50,7 @@ func expectContents(_ box: ValueBox, _ model: ContentModel, _ context: String = 
 }
 
 @Suite struct CompactionTests {
-    let tables = [ValueBoxTable(id: 1, keyType: .binary), ValueBoxTable(id: 2, keyType: .int64), ValueBoxTable(id: -5, keyType: .binary)]
+    let tables = [ValueBoxTable(id: 1, keyType: .binary), ValueBoxTable(id: 2, keyType: .int64), ValueBoxTable(id: 5, keyType: .binary)]
 
     func fileSize(_ path: String) throws -> UInt64 {
         (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value ?? 0

@@ -125,8 +125,8 @@ private final class ModelRun {
     var maxEntries = 0
     var checkpoints: UInt64 = 0
 
-    static let binaryIDs: [Int32] = [1, 2, 3, -7, 40]
-    static let int64IDs: [Int32] = [10, 11, 12, -20]
+    static let binaryIDs: [Int32] = [1, 2, 3, 7, 40]
+    static let int64IDs: [Int32] = [10, 11, 12, 20]
     static let allIDs = binaryIDs + int64IDs
 
     init(config: ModelRunConfig, root: String) {

@@ -540,7 +540,7 @@ import Foundation
         defer { removeItem(path) }
         let a = ValueBoxTable(id: 10, keyType: .binary)
         let b = ValueBoxTable(id: 11, keyType: .binary)
-        let c = ValueBoxTable(id: -3, keyType: .binary)
+        let c = ValueBoxTable(id: 30, keyType: .binary)
         do {
             let box = try ValueBox(path: path)
             try box.begin()
@@ -558,20 +558,20 @@ import Foundation
             try box.renameTable(b, to: b)       // no-op
             try box.renameTable(b, to: c)
             try box.commit()
-            #expect(try box.allTables().map(\.id) == [-3])
+            #expect(try box.allTables().map(\.id) == [30])
             #expect(try box.check().problems == [])
             try box.close()
         }
         do {
             let box = try ValueBox(path: path)
-            #expect(try box.allTables().map(\.id) == [-3])
+            #expect(try box.allTables().map(\.id) == [30])
             #expect(try box.count(c) == 500)
             #expect(try box.bytes(c, bkey([3, 1]))?.count == 259)
             #expect(try box.check().problems == [])
             try box.begin()
             try box.removeAllFromTable(c)
             try box.commit()
-            #expect(try box.allTables().map(\.id) == [-3])
+            #expect(try box.allTables().map(\.id) == [30])
             #expect(try box.count(c) == 0)
             try box.begin()
             try box.removeTable(c)

@@ -170,7 +170,10 @@ final class MessageHistoryTable: Table {
         }
         if location == .UpperHistoryBlock {
             for (key, lowest) in lowestIds.sorted(by: { ($0.key.peerId, $0.key.namespace) < ($1.key.peerId, $1.key.namespace) }) {
-                try holeTable.removeHoleEverySpace(peerId: key.peerId, namespace: key.namespace, range: max(1, lowest)...(Int32.max - 1))
+                // `lowest...Int32.max` is never empty (a message id may be Int32.max: the range must not end
+                // below it); the hole table clips it to the ids holes cover (1…Int32.max−1), so an id of
+                // Int32.max removes nothing.
+                try holeTable.removeHoleEverySpace(peerId: key.peerId, namespace: key.namespace, range: lowest...Int32.max)
             }
         }
         return result

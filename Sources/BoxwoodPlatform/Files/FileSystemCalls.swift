@@ -20,6 +20,19 @@ public enum PathKind: Sendable {
     case other
 }
 
+/// A directory entry as `lstat` sees it.
+public struct EntryStatus: Equatable, Sendable {
+    /// The entry is a symbolic link (``FileSystemCalls/entryStatus(of:)`` does not follow it).
+    public var isSymbolicLink: Bool
+    /// The permission bits (including set-id and sticky bits) of the entry itself.
+    public var permissions: FilePermissions
+
+    public init(isSymbolicLink: Bool, permissions: FilePermissions) {
+        self.isSymbolicLink = isSymbolicLink
+        self.permissions = permissions
+    }
+}
+
 /// The file-system calls the engine makes, with one policy: **what Boxwood creates is private** — files 0600,
 /// directories 0700 (whatever the umask allows of that; a umask never widens it). An existing file or directory
 /// keeps its mode. Every descriptor is opened close-on-exec.
@@ -79,6 +92,22 @@ public enum FileSystemCalls {
         let owned = OwnedDescriptor(taking: directory)
         try owned.descriptor.synchronize(.all)
         try owned.close()
+    }
+
+    /// What is at `path` itself (a symbolic link is not followed: `lstat`), or nil when nothing is there.
+    public static func entryStatus(of path: FilePath) throws(Errno) -> EntryStatus? {
+        var info = stat()
+        guard lstat(path.string, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw Errno(rawValue: errno)
+        }
+        return EntryStatus(isSymbolicLink: info.st_mode & S_IFMT == S_IFLNK,
+                           permissions: FilePermissions(rawValue: CModeT(info.st_mode & 0o7777)))
+    }
+
+    /// Sets the permission bits of the file `path` (following a symbolic link, as `chmod` does).
+    public static func setPermissions(_ path: FilePath, _ permissions: FilePermissions) throws(Errno) {
+        if chmod(path.string, permissions.rawValue) != 0 { throw Errno(rawValue: errno) }
     }
 
     /// Removes the file `path`; not an error when it is missing.

@@ -11,17 +11,50 @@ public enum ValueBoxKeyType: Int32, Sendable, CustomStringConvertible {
 /// A table descriptor. The table itself is created lazily by its first write.
 ///
 /// Negative ids are reserved for the engine: the full-text index keeps its data in tables with negative ids
-/// (see ``ValueBoxFullTextTable``). Use ids `>= 0` for your own tables.
+/// (see ``ValueBoxFullTextTable``). Use ids `>= 0` for your own tables: a descriptor made with
+/// ``init(id:keyType:compactValuesOnCreation:)`` and a negative id may be read (a dump lists the engine's tables)
+/// but must not be written: `requireWritableId()` throws ``BoxwoodError/reservedTableId(id:)`` for it.
 public struct ValueBoxTable: Sendable, Hashable {
     public let id: Int32
     public let keyType: ValueBoxKeyType
     /// Accepted for Postbox compatibility; Boxwood stores every table the same way.
     public let compactValuesOnCreation: Bool
+    /// Set only by ``init(engineTableId:keyType:)``: the descriptor may name one of the engine's own tables.
+    /// Not part of the descriptor's identity (equality and hashing look at the other fields).
+    let namesEngineTable: Bool
 
     public init(id: Int32, keyType: ValueBoxKeyType, compactValuesOnCreation: Bool = false) {
         self.id = id
         self.keyType = keyType
         self.compactValuesOnCreation = compactValuesOnCreation
+        namesEngineTable = false
+    }
+
+    /// A descriptor of one of the engine's own tables (a negative id), for the engine itself — the full-text
+    /// index — and for tools that copy a database's tables verbatim (`boxwood load --engine-tables`).
+    @_spi(EngineTables)
+    public init(engineTableId id: Int32, keyType: ValueBoxKeyType) {
+        self.id = id
+        self.keyType = keyType
+        compactValuesOnCreation = false
+        namesEngineTable = true
+    }
+
+    /// Throws ``BoxwoodError/reservedTableId(id:)`` unless the descriptor may be written: a caller's table
+    /// (`id >= 0`), or an engine table named through ``init(engineTableId:keyType:)``. For the public mutations
+    /// (`ValueBox+Writes.swift`) to call before they touch the table.
+    func requireWritableId() throws(BoxwoodError) {
+        if id < 0 && !namesEngineTable { throw .reservedTableId(id: id) }
+    }
+
+    public static func == (lhs: ValueBoxTable, rhs: ValueBoxTable) -> Bool {
+        lhs.id == rhs.id && lhs.keyType == rhs.keyType && lhs.compactValuesOnCreation == rhs.compactValuesOnCreation
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(keyType)
+        hasher.combine(compactValuesOnCreation)
     }
 }
 

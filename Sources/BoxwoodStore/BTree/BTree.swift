@@ -20,6 +20,9 @@ final class TreePath {
 /// Keys are compared with `compareKeys`; int64 tables store their keys sign-flipped so that this byte order is
 /// numeric order.
 enum BTree {
+    /// Every walk from a root counts its levels and refuses a tree deeper than this: a cycle of branch pages
+    /// in a forged or damaged file never reaches a leaf, so it ends here instead of looping. (A tree of
+    /// 2^40 pages — the format's limit — is at most 40 levels deep even with two children per branch.)
     static let maxDepth = 48
 
     static func corrupt(_ pager: Pager, _ ref: PageRef, _ reason: String) -> BoxwoodError {
@@ -203,7 +206,7 @@ enum BTree {
             let c = path.childIndexes[level - 1]
             if nodeIsEmpty {
                 // An empty page leaves its parent; a parent that had no other child becomes empty in turn.
-                pager.free(nodeRef)
+                try pager.free(nodeRef)
                 level -= 1
                 if Node.count(parent) == 0 { continue }
                 removeChild(parent, c)
@@ -239,12 +242,12 @@ enum BTree {
                 let off = Node.slot(right, i)
                 _ = Node.insertCell(left, at: Node.count(left), right + off, Node.cellSize(right, off, leaf: leaf), leaf: leaf)
             }
-            pager.free(rightRef)
+            try pager.free(rightRef)
             removeChild(parent, rightIndex)
             level -= 1
         }
         if level == 0 && nodeIsEmpty {
-            pager.free(root)
+            try pager.free(root)
             root = 0
             return
         }
@@ -254,7 +257,7 @@ enum BTree {
             guard Node.type(p) == PageType.branch.rawValue, Node.count(p) == 0 else { break }
             let old = root
             root = Node.link(p)
-            pager.free(old)
+            try pager.free(old)
         }
     }
 
@@ -271,13 +274,17 @@ enum BTree {
     // MARK: Whole trees
 
     /// Visits every page of a tree (parents before children). `overflow` receives each overflow reference.
+    /// A page reached twice (branch pages forming a DAG or a cycle in a forged or damaged file) is
+    /// `.corrupted`: each page is visited once, so the walk is linear in the pages, never exponential.
     static func visit(_ pager: Pager, root: PageRef, page visitPage: (PageRef, UnsafeRawPointer, Int) throws(BoxwoodError) -> Void,
                       overflow: (UInt64) throws(BoxwoodError) -> Void) throws(BoxwoodError) {
         if root == 0 { return }
         var stack: [(PageRef, Int)] = [(root, 0)]
+        var seen = PageSet()
         while let (ref, depth) = stack.popLast() {
             if depth > maxDepth { throw corrupt(pager, ref, "tree deeper than \(maxDepth) levels (cycle?)") }
             let p = try pager.page(ref)
+            guard seen.insert(ref) else { throw corrupt(pager, ref, "page reached twice in one tree (branch pages form a DAG or a cycle)") }
             try visitPage(ref, p, depth)
             let type = Node.type(p)
             if type == PageType.branch.rawValue {
@@ -301,6 +308,24 @@ enum BTree {
         var overflows: [UInt64] = []
         try visit(pager, root: root, page: { (ref, _, _) throws(BoxwoodError) in pages.append(ref) }, overflow: { (o) throws(BoxwoodError) in overflows.append(o) })
         for o in overflows { try pager.freeOverflow(o) }
-        for p in pages { pager.free(p) }
+        for p in pages { try pager.free(p) }
+    }
+}
+
+/// A set of page references for walks over whole trees: a bitmap for page numbers of the file (each below
+/// the page count, at most `MetaPage.pageCountLimit`) and a hash set for the engine's dirty references.
+struct PageSet {
+    private var bits: [UInt64] = []
+    private var dirty: Set<PageRef> = []
+
+    /// Adds `ref`; false when it was there already.
+    mutating func insert(_ ref: PageRef) -> Bool {
+        if ref.isDirtyRef { return dirty.insert(ref).inserted }
+        let word = Int(ref >> 6)
+        let bit: UInt64 = 1 << (ref & 63)
+        if word >= bits.count { bits.append(contentsOf: repeatElement(0, count: word - bits.count + 1 + bits.count / 2)) }
+        if bits[word] & bit != 0 { return false }
+        bits[word] |= bit
+        return true
     }
 }

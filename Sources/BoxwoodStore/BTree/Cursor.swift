@@ -1,12 +1,22 @@
 /// A position in a tree for ordered iteration. Holds raw page pointers, so it is valid only until the next
 /// mutation, checkpoint or remap (callers compare `Pager.modificationCount` and re-seek).
+///
+/// Bounded on a forged or damaged tree, without allocating: every descent counts its levels (a cycle is
+/// deeper than `BTree.maxDepth`); moving to the next (previous) leaf requires its first (last) key to be
+/// beyond the last key seen, so a leaf reached twice (branch pages forming a DAG) is `.corrupted` at once
+/// instead of being iterated again; and the leaves entered since the last seek are counted against the
+/// pages that exist, which bounds walks over empty leaves too.
 struct Cursor {
     private let pager: Pager
     private let root: PageRef
     /// Branch pages from the root down, with the child index taken in each.
     private var stack: [(UnsafeRawPointer, Int)] = []
     private(set) var leaf: UnsafeRawPointer? = nil
+    /// The reference of `leaf` (for error reports).
+    private(set) var leafRef: PageRef = 0
     private(set) var index = 0
+    /// Leaves entered by `nextLeaf`/`previousLeaf` since the last seek.
+    private var leafSteps: UInt64 = 0
 
     init(pager: Pager, root: PageRef) {
         self.pager = pager
@@ -39,6 +49,7 @@ struct Cursor {
                 let n = Node.count(p)
                 if n == 0 { return false }
                 leaf = p
+                leafRef = ref
                 index = first ? 0 : n - 1
                 return true
             }
@@ -53,6 +64,7 @@ struct Cursor {
     mutating func seekFirst() throws(BoxwoodError) {
         stack.removeAll(keepingCapacity: true)
         leaf = nil
+        leafSteps = 0
         if root == 0 { return }
         if try !descend(from: root, first: true) { try nextLeaf() }
     }
@@ -61,6 +73,7 @@ struct Cursor {
     mutating func seekLast() throws(BoxwoodError) {
         stack.removeAll(keepingCapacity: true)
         leaf = nil
+        leafSteps = 0
         if root == 0 { return }
         if try !descend(from: root, first: false) { try previousLeaf() }
     }
@@ -70,6 +83,7 @@ struct Cursor {
     mutating func seek(atOrAfter key: UnsafeRawPointer, _ keyLength: Int) throws(BoxwoodError) -> Bool {
         stack.removeAll(keepingCapacity: true)
         leaf = nil
+        leafSteps = 0
         if root == 0 { return false }
         var ref = root
         while true {
@@ -79,6 +93,7 @@ struct Cursor {
             if type == PageType.leaf.rawValue {
                 let (i, found) = Node.lowerBound(p, leaf: true, key, keyLength)
                 leaf = p
+                leafRef = ref
                 index = i
                 if i >= Node.count(p) { try nextLeaf() }
                 return found
@@ -111,24 +126,58 @@ struct Cursor {
     }
 
     private mutating func nextLeaf() throws(BoxwoodError) {
+        let from = leaf
         leaf = nil
         while let (p, c) = stack.popLast() {
             if c < Node.count(p) {
                 stack.append((p, c + 1))
-                if try descend(from: Node.child(p, c + 1), first: true) { return }
+                try countLeafStep(Node.child(p, c + 1))
+                if try descend(from: Node.child(p, c + 1), first: true) {
+                    if let from { try checkOrder(from, leaf.unsafelyUnwrapped) }
+                    return
+                }
                 leaf = nil
             }
         }
     }
 
     private mutating func previousLeaf() throws(BoxwoodError) {
+        let from = leaf
         leaf = nil
         while let (p, c) = stack.popLast() {
             if c > 0 {
                 stack.append((p, c - 1))
-                if try descend(from: Node.child(p, c - 1), first: false) { return }
+                try countLeafStep(Node.child(p, c - 1))
+                if try descend(from: Node.child(p, c - 1), first: false) {
+                    if let from { try checkOrder(leaf.unsafelyUnwrapped, from) }
+                    return
+                }
                 leaf = nil
             }
+        }
+    }
+
+    /// A walk from one seek enters each leaf once (plus one step back for `seek(before:)`), and a tree has
+    /// fewer leaves than the file and memory have pages: more steps mean the branch pages reach some leaves
+    /// more than once (a DAG of empty leaves, which `checkOrder` cannot see).
+    @inline(__always)
+    private mutating func countLeafStep(_ ref: PageRef) throws(BoxwoodError) {
+        leafSteps &+= 1
+        if leafSteps > pager.pageCount &+ UInt64(pager.liveDirtyPages) &+ 2 {
+            throw BTree.corrupt(pager, ref, "a walk entered more leaves than the tree has pages (branch pages form a DAG)")
+        }
+    }
+
+    /// Keys ascend strictly from leaf to leaf: the last key of `left` is below the first key of `right`
+    /// (an empty `left` has nothing to compare). A leaf reached again through another branch fails this.
+    @inline(__always)
+    private func checkOrder(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer) throws(BoxwoodError) {
+        let n = Node.count(left)
+        guard n > 0, Node.count(right) > 0 else { return }
+        let (a, an) = Node.key(left, n - 1, leaf: true)
+        let (b, bn) = Node.key(right, 0, leaf: true)
+        if compareKeys(a, an, b, bn) >= 0 {
+            throw BTree.corrupt(pager, leafRef, "leaf keys out of order across leaves (a leaf reached twice, or misplaced keys)")
         }
     }
 }

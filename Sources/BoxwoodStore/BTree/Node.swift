@@ -1,3 +1,4 @@
+import BoxwoodLZ4
 import CPrefetch
 
 /// Accessors for branch and leaf pages (slotted pages). After the 32-byte header comes an array of `count`
@@ -190,21 +191,36 @@ enum Node {
     // MARK: Validation of pages read from disk
 
     /// Structural sanity of a checksum-valid page, so that a crafted or buggy file can never make a lookup
-    /// read outside the page. Returns a reason when the page is malformed.
-    static func validate(_ p: UnsafeRawPointer) -> String? {
+    /// read outside the page, take a disk page number for an in-memory page, or overflow a length. Returns a
+    /// reason when the page is malformed.
+    ///
+    /// `pageCount` is the page count of the file the page was read from; nil for a page the engine made in
+    /// memory (whose children may be dirty references). For a page from disk this checks every number it
+    /// holds that the engine later uses as a page number or a length: branch children and overflow/freelist
+    /// links are page numbers of the file (`isPageNumber(below:)`: untagged, in 2..<pageCount), overflow and
+    /// freelist counts fit their page, and each overflow reference of a leaf names a page of the file with a
+    /// stored length the file can hold and a raw length its codec can produce, both below 2^32 (so `Int(...)`
+    /// of either cannot trap, nor can a buffer size made of one). Pages are validated once, when first
+    /// touched (`Pager.diskPage`), so readers rely on this without re-checking.
+    static func validate(_ p: UnsafeRawPointer, pageCount: UInt64?) -> String? {
         guard let type = PageType(rawValue: self.type(p)) else { return "unknown page type \(self.type(p))" }
         switch type {
         case .meta:
             return "meta page inside the tree area"
         case .overflow:
-            return Int(load64(p, PageLayout.auxOffset)) <= PageLayout.overflowPayload ? nil : "overflow payload length"
+            if load64(p, PageLayout.auxOffset) > UInt64(PageLayout.overflowPayload) { return "overflow payload length \(load64(p, PageLayout.auxOffset))" }
+            return linkProblem(p, pageCount: pageCount)
         case .freelist:
-            return Int(load64(p, PageLayout.auxOffset)) <= PageLayout.freelistEntriesPerPage ? nil : "freelist entry count"
+            if load64(p, PageLayout.auxOffset) > UInt64(PageLayout.freelistEntriesPerPage) { return "freelist entry count \(load64(p, PageLayout.auxOffset))" }
+            return linkProblem(p, pageCount: pageCount)
         case .branch, .leaf:
             let leaf = type == .leaf
             let n = count(p)
             let start = cellStart(p)
             if PageLayout.headerSize + 2 * n > start || start > PageLayout.pageSize { return "slot array overlaps cells" }
+            if !leaf, let pageCount, !link(p).isPageNumber(below: pageCount) {
+                return "leftmost child \(link(p)) is not a page of the file (\(pageCount) pages)"
+            }
             var live = 0
             for i in 0..<n {
                 let off = slot(p, i)
@@ -214,13 +230,54 @@ enum Node {
                 // Readers copy keys into buffers of maxKeySize bytes: a longer key on disk is damage, not data.
                 let keyLength = leaf ? leafKeyLength(p, off) : branchKeyLength(p, off)
                 if keyLength > ValueBox.maxKeySize { return "cell \(i) key of \(keyLength) bytes (limit \(ValueBox.maxKeySize))" }
-                if leaf && leafFlags(p, off) & flagOverflow != 0 && leafValueLength(p, off) != overflowReferenceSize {
-                    return "cell \(i) overflow reference size"
+                if leaf && leafFlags(p, off) & flagOverflow != 0 {
+                    if leafValueLength(p, off) != overflowReferenceSize { return "cell \(i) overflow reference size" }
+                    if let pageCount, let problem = overflowReferenceProblem(p, off + leafCellHeader + keyLength,
+                                                                             codec: LeafValue.codec(p, off), pageCount: pageCount) {
+                        return "cell \(i) \(problem)"
+                    }
+                }
+                if !leaf, let pageCount, !branchChildAt(p, off).isPageNumber(below: pageCount) {
+                    return "cell \(i) child \(branchChildAt(p, off)) is not a page of the file (\(pageCount) pages)"
                 }
                 live += size
             }
             if live + fragmented(p) > PageLayout.pageSize - start { return "cell bytes exceed the cell area" }
             return nil
         }
+    }
+
+    /// The `link` of an overflow or freelist page: 0 (end of the chain) or a page of the file.
+    private static func linkProblem(_ p: UnsafeRawPointer, pageCount: UInt64?) -> String? {
+        let next = link(p)
+        guard let pageCount, next != 0, !next.isPageNumber(below: pageCount) else { return nil }
+        return "next page \(next) is not a page of the file (\(pageCount) pages)"
+    }
+
+    /// The 24-byte overflow reference at `v` (first page, stored length, raw length) of a leaf read from a
+    /// file of `pageCount` pages: the first page is a page of the file, the stored bytes fit in the file's
+    /// pages, no length exceeds `LeafValue.maxValueLength`, and the raw length is what the codec can make of
+    /// the stored bytes (raw: the same; LZ4: at most 255 times as many, and at most what LZ4 compresses).
+    static func overflowReferenceProblem(_ p: UnsafeRawPointer, _ v: Int, codec: UInt8, pageCount: UInt64) -> String? {
+        let first = load64(p, v)
+        let stored = load64(p, v + 8)
+        let raw = load64(p, v + 16)
+        if !first.isPageNumber(below: pageCount) { return "overflow page \(first) is not a page of the file (\(pageCount) pages)" }
+        // pageCount <= 2^40, so the product is below 2^52.
+        if stored > LeafValue.maxValueLength || stored > (pageCount - 2) * UInt64(PageLayout.overflowPayload) {
+            return "overflow value of \(stored) stored bytes, more than the file (\(pageCount) pages) or the format holds"
+        }
+        if raw > LeafValue.maxValueLength { return "overflow value of \(raw) bytes, beyond the format's limit" }
+        switch ValueCodec(rawValue: codec) {
+        case .raw?:
+            if raw != stored { return "raw overflow value of \(raw) bytes stored in \(stored)" }
+        case .lz4?:
+            if raw > UInt64(LZ4Block.maxInputSize) || raw > stored * 255 {
+                return "LZ4 overflow value of \(raw) bytes cannot come from \(stored) stored bytes"
+            }
+        case nil:
+            return "unknown value codec \(codec)"
+        }
+        return nil
     }
 }

@@ -1,3 +1,6 @@
+import BoxwoodPlatform
+import SystemPackage
+
 /// How far a ``ValueBox/compact(progress:)`` has got.
 public struct CompactionProgress: Sendable, Equatable {
     /// Entries copied into the new file so far.
@@ -34,6 +37,18 @@ public struct CompactionResult: Sendable, Equatable {
 ///    find that their file is older, and reopen `data` by path.
 ///
 /// Writers wait for the writer lock meanwhile (up to their ``ValueBoxOptions/lockTimeout``).
+///
+/// Two rules keep the swap from escaping the directory (see "Files that are not the database's own" below):
+/// - The files must be the directory's own: a `data`, `wal` or `header` that is a symbolic link is refused at
+///   open and here (``BoxwoodError/symbolicLink(path:)``). The rename replaces the *name* `data`: through a link
+///   it would swap the link for a plain file and leave the link's target — holding every value secure delete
+///   scrubbed since — behind. Refusing is simpler and safer than resolving the link and swapping its target.
+/// - `data.compact` is only ever a regular file compaction created: a directory (or FIFO, device…) of that name
+///   is not removed — an open ignores it, so writers are never blocked, and `compact` fails with
+///   ``BoxwoodError/compactionFileBlocked(path:)`` until someone removes it.
+///
+/// The new file gets the permission bits of the old `data` (0600 as Boxwood creates it, or whatever its owner
+/// set), so compacting never widens or narrows who may read the database.
 extension ValueBox {
     static let compactionFileName = "data.compact"
 
@@ -46,18 +61,24 @@ extension ValueBox {
     }
 
     private func compactLocked(progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> CompactionResult {
+        let dataPath = path + "/" + ValueBox.dataFileName
+        let temporaryPath = path + "/" + ValueBox.compactionFileName
+        try refuseLinkedDatabaseFiles()
+        if !isOurs(temporaryPath) { throw .compactionFileBlocked(path: temporaryPath) }
         let bytesBefore = try dataFile.size()
         let freeBefore = pager.freePages.count + pager.pendingFree.count
         try checkpoint()
         guard let wal, wal.endOffset == UInt64(WriteAheadLog.headerSize), wal.salt == meta.walSalt else {
             throw .corrupted(file: path, page: nil, reason: "the WAL is not empty after a checkpoint")
         }
-        let temporaryPath = path + "/" + ValueBox.compactionFileName
+        let modes = fileSystem as? FileSystemWithLinksAndModes
+        let dataPermissions = try modes?.permissions(of: dataPath)
         try fileSystem.removeFile(temporaryPath)
         let output = try openStorageFile(temporaryPath, create: true, readOnly: false)
         var newMeta: MetaPage
         var entries = 0
         do {
+            if let modes, let dataPermissions { try modes.setPermissions(temporaryPath, dataPermissions) }
             (newMeta, entries) = try writeCompactedFile(output, progress: progress)
             try output.sync()
             output.close()
@@ -69,7 +90,7 @@ extension ValueBox {
         // The swap. From here on the files change under other value boxes: mark the header until it publishes.
         header?.writerIsChangingFiles = true
         do {
-            try fileSystem.rename(temporaryPath, to: path + "/" + ValueBox.dataFileName)
+            try fileSystem.rename(temporaryPath, to: dataPath)
             try fileSystem.syncDirectory(path)
             try adoptDataFile(expecting: newMeta)
         } catch {
@@ -86,7 +107,9 @@ extension ValueBox {
     private func writeCompactedFile(_ output: StorageFile, progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> (MetaPage, Int) {
         let writer = PageRunWriter(file: output)
         let allocator = PageAllocator(firstPage: 2)
-        let total = tables.values.reduce(0) { $0 + $1.entries }
+        // Catalog totals come from the file (each < 2^62, see `Catalog.decode`): summed without trapping, for
+        // progress reports only.
+        let total = tables.values.reduce(0) { $0 &+ $1.entries }
         var copied = 0
         var newTables: [Int32: TableState] = [:]
         let cell = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
@@ -166,6 +189,9 @@ extension ValueBox {
     }
 
     private func writeMeta(_ meta: MetaPage, to file: StorageFile) throws(BoxwoodError) {
+        if let problem = meta.problem {
+            throw .corrupted(file: file.path, page: meta.slot, reason: "refusing to write a meta page beyond the format's limits: \(problem)")
+        }
         meta.encode(into: cellBuffer)
         try file.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
     }
@@ -186,5 +212,62 @@ extension ValueBox {
             throw .corrupted(file: file.path, page: nil, reason: "the compacted file does not hold the meta that was written")
         }
         try installDataFile(file, meta: chosen)
+    }
+}
+
+// MARK: Files that are not the database's own
+
+extension ValueBox {
+    /// Refuses a database whose `data`, `wal` or `header` is a symbolic link (see the rules above
+    /// ``ValueBox/compact(progress:)``): called by every open and by `compact`.
+    func refuseLinkedDatabaseFiles() throws(BoxwoodError) {
+        guard let links = fileSystem as? FileSystemWithLinksAndModes else { return }
+        for name in [ValueBox.dataFileName, ValueBox.walFileName, ValueBox.headerFileName] {
+            let filePath = path + "/" + name
+            if try links.isSymbolicLink(filePath) { throw .symbolicLink(path: filePath) }
+        }
+    }
+
+    /// Removes the unfinished `data.compact` a compaction that did not reach its rename left behind (a writer's
+    /// open does this, holding the writer lock, so nobody is compacting). Only a regular file there can be
+    /// compaction's (a link is unlinked, never followed): anything else is left alone, so that it cannot stop
+    /// writers from opening the database.
+    func removeStrayCompactionFile() throws(BoxwoodError) {
+        let temporaryPath = path + "/" + ValueBox.compactionFileName
+        if isOurs(temporaryPath) { try fileSystem.removeFile(temporaryPath) }
+    }
+
+    /// Whether compaction may remove and create `temporaryPath`: nothing is there, or a regular file (or a link
+    /// to one, or to nothing — removing unlinks the link only).
+    private func isOurs(_ temporaryPath: String) -> Bool {
+        switch fileSystem.kind(of: temporaryPath) {
+        case nil, .regular?: return true
+        case .directory?, .other?: return false
+        }
+    }
+}
+
+/// What a file system knows of symbolic links and permission bits. The real one (through the platform layer)
+/// does; a file system that models neither — the simulated disk — has no links to refuse and no modes to keep.
+protocol FileSystemWithLinksAndModes {
+    /// Whether the entry `path` itself is a symbolic link (false when nothing is there).
+    func isSymbolicLink(_ path: String) throws(BoxwoodError) -> Bool
+    /// The permission bits of the entry `path`, nil when nothing is there.
+    func permissions(of path: String) throws(BoxwoodError) -> FilePermissions?
+    /// Sets the permission bits of the file `path`.
+    func setPermissions(_ path: String, _ permissions: FilePermissions) throws(BoxwoodError)
+}
+
+extension PosixFileSystem: FileSystemWithLinksAndModes {
+    func isSymbolicLink(_ path: String) throws(BoxwoodError) -> Bool {
+        do { return try FileSystemCalls.entryStatus(of: FilePath(path))?.isSymbolicLink ?? false } catch { throw .io(operation: "lstat", path: path, errno: error.rawValue) }
+    }
+
+    func permissions(of path: String) throws(BoxwoodError) -> FilePermissions? {
+        do { return try FileSystemCalls.entryStatus(of: FilePath(path))?.permissions } catch { throw .io(operation: "lstat", path: path, errno: error.rawValue) }
+    }
+
+    func setPermissions(_ path: String, _ permissions: FilePermissions) throws(BoxwoodError) {
+        do { try FileSystemCalls.setPermissions(FilePath(path), permissions) } catch { throw .io(operation: "chmod", path: path, errno: error.rawValue) }
     }
 }

@@ -1,3 +1,4 @@
+import BoxwoodLZ4
 import BoxwoodPlatform
 import SystemPackage
 
@@ -20,6 +21,10 @@ struct ValueBytes {
 /// Encoding of values inside leaf cells: inline or in overflow pages, raw or LZ4 (see `Node`).
 enum LeafValue {
     static let codecShift: UInt8 = 1
+    /// No value is longer than this (4 GiB - 1): every value reaches the pages through a WAL record, whose
+    /// payload length is a 32-bit field. An overflow reference from disk with a longer stored or raw length
+    /// is damage (`Node.overflowReferenceProblem`), so a read never asks for a larger buffer.
+    static let maxValueLength = UInt64(UInt32.max)
 
     /// Builds the leaf cell for `key`/`value` into `buffer` (at least `PageLayout.maxCellWithSlot` bytes);
     /// large values go to a new dirty blob. Returns the cell size.
@@ -72,7 +77,8 @@ enum LeafValue {
         isOverflow(p, off) ? load64(p, valueOffset(p, off)) : nil
     }
 
-    /// The uncompressed length of the value in a cell.
+    /// The uncompressed length of the value in a cell. An overflow reference's lengths were validated with
+    /// its page (`Node.overflowReferenceProblem`: below 2^52), or written by the engine, so they fit an `Int`.
     static func rawLength(_ p: UnsafeRawPointer, _ off: Int) -> Int {
         let v = valueOffset(p, off)
         if isOverflow(p, off) { return Int(load64(p, v + 16)) }
@@ -85,33 +91,42 @@ enum LeafValue {
         let v = valueOffset(p, off)
         let codecValue = codec(p, off)
         guard let codec = ValueCodec(rawValue: codecValue) else {
-            throw .corrupted(file: pager.file.path, page: nil, reason: "unknown value codec \(codecValue)")
+            throw .corrupted(file: pager.file.path, page: pager.pageNumber(of: p), reason: "unknown value codec \(codecValue)")
         }
         if !isOverflow(p, off) {
             let length = Node.leafValueLength(p, off)
             if codec == .raw { return ValueBytes(pointer: p + v, count: length, owned: nil) }
-            guard length >= 4 else { throw .corrupted(file: pager.file.path, page: nil, reason: "short compressed value") }
-            return try decompress(pager, p + v + 4, length - 4, rawLength: Int(load32(p, v)))
+            guard length >= 4 else { throw .corrupted(file: pager.file.path, page: pager.pageNumber(of: p), reason: "short compressed value") }
+            return try decompress(pager, p + v + 4, length - 4, rawLength: Int(load32(p, v)), page: p)
         }
+        // The reference was validated with its page (`Node.overflowReferenceProblem`) or made by the engine:
+        // a tagged `ref` is a blob of this pager, and both lengths are below 2^52.
         let ref = load64(p, v)
         let storedLength = Int(load64(p, v + 8))
         let rawLength = Int(load64(p, v + 16))
         if ref.isDirtyRef {
             let blob = pager.blob(ref)
             if codec == .raw { return ValueBytes(pointer: blob.memory, count: blob.count, owned: nil) }
-            return try decompress(pager, blob.memory, blob.count, rawLength: rawLength)
+            return try decompress(pager, blob.memory, blob.count, rawLength: rawLength, page: p)
         }
         let stored = try readOverflowChain(pager, first: ref, length: storedLength)
         if codec == .raw { return ValueBytes(pointer: stored, count: storedLength, owned: stored) }
         defer { freeBytes(stored) }
-        return try decompress(pager, stored, storedLength, rawLength: rawLength)
+        return try decompress(pager, stored, storedLength, rawLength: rawLength, page: p)
     }
 
-    private static func decompress(_ pager: Pager, _ source: UnsafeRawPointer, _ count: Int, rawLength: Int) throws(BoxwoodError) -> ValueBytes {
+    /// Decompresses an LZ4 value of the leaf at `page`. A raw length that no LZ4 block of `count` bytes can
+    /// produce (more than 255 bytes per byte, or more than LZ4 compresses) is refused before allocating.
+    private static func decompress(_ pager: Pager, _ source: UnsafeRawPointer, _ count: Int, rawLength: Int,
+                                   page: UnsafeRawPointer) throws(BoxwoodError) -> ValueBytes {
+        guard rawLength <= LZ4Block.maxInputSize, rawLength / 255 <= count else {
+            throw .corrupted(file: pager.file.path, page: pager.pageNumber(of: page),
+                             reason: "LZ4 value of \(rawLength) bytes cannot come from \(count) compressed bytes")
+        }
         guard let out = allocateBytes(max(rawLength, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: Errno.noMemory.rawValue) }
         if !LZ4Codec.decompress(source, count, into: out, rawCount: rawLength) {
             freeBytes(out)
-            throw .corrupted(file: pager.file.path, page: nil, reason: "LZ4 value does not decompress to \(rawLength) bytes")
+            throw .corrupted(file: pager.file.path, page: pager.pageNumber(of: page), reason: "LZ4 value does not decompress to \(rawLength) bytes")
         }
         return ValueBytes(pointer: out, count: rawLength, owned: out)
     }
@@ -120,14 +135,16 @@ enum LeafValue {
     static func readOverflowChain(_ pager: Pager, first: UInt64, length: Int) throws(BoxwoodError) -> UnsafeMutableRawPointer {
         guard let out = allocateBytes(max(length, 1)) else { throw .io(operation: "malloc", path: pager.file.path, errno: Errno.noMemory.rawValue) }
         var page = first
+        var previous: UInt64? = nil
         var copied = 0
         while copied < length {
             if page == 0 {
                 freeBytes(out)
-                throw .corrupted(file: pager.file.path, page: nil, reason: "overflow chain ends after \(copied) of \(length) bytes")
+                throw .corrupted(file: pager.file.path, page: previous ?? first, reason: "overflow chain ends after \(copied) of \(length) bytes")
             }
             let p: UnsafeRawPointer
             do { p = try pager.diskPage(page) } catch { freeBytes(out); throw error }
+            // `aux` of an overflow page was validated with the page: at most `overflowPayload`.
             let n = Int(load64(p, PageLayout.auxOffset))
             guard Node.type(p) == PageType.overflow.rawValue, n > 0, copied + n <= length else {
                 freeBytes(out)
@@ -135,6 +152,7 @@ enum LeafValue {
             }
             (out + copied).copyMemory(from: p + PageLayout.headerSize, byteCount: n)
             copied += n
+            previous = page
             page = load64(p, PageLayout.linkOffset)
             // Every page but the last is full, and the last ends the chain: a loop or a spliced chain
             // can never satisfy both, so it is reported instead of returning repeated bytes.

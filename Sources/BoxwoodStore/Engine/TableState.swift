@@ -23,18 +23,28 @@ enum Catalog {
         Int32(bitPattern: UInt32(bigEndian: p.loadUnaligned(as: UInt32.self)) ^ 0x8000_0000)
     }
 
+    /// Entry and byte totals read from disk are below this (2^62), so the running `+=` of commits cannot
+    /// overflow them.
+    static let totalLimit: UInt64 = 1 << 62
+
     static func encode(_ state: TableState, into p: UnsafeMutableRawPointer) {
         p.initializeMemory(as: UInt8.self, repeating: 0, count: valueSize)
         store64(p, 0, state.root)
         p.storeBytes(of: UInt8(state.keyType.rawValue), toByteOffset: 8, as: UInt8.self)
-        store64(p, 16, UInt64(state.entries))
-        store64(p, 24, UInt64(state.bytes))
+        // Totals only go below zero when a damaged catalog undercounted a table (`check` reports the
+        // mismatch); `UInt64(_:)` of a negative Int would trap, and the bit pattern would be refused by
+        // `decode`, so they are written as 0.
+        store64(p, 16, UInt64(max(0, state.entries)))
+        store64(p, 24, UInt64(max(0, state.bytes)))
     }
 
+    /// The table state of a catalog value read from disk, or nil when it is malformed. The root is 0 or a
+    /// page number below `MetaPage.pageCountLimit` — so never tagged as an in-memory page; `Pager.diskPage`
+    /// checks it against the page count when it is used — and the totals are below `totalLimit`.
     static func decode(_ p: UnsafeRawPointer, count: Int) -> TableState? {
         guard count == valueSize, let keyType = ValueBoxKeyType(rawValue: Int32(p.load(fromByteOffset: 8, as: UInt8.self))) else { return nil }
-        let entries = load64(p, 16), bytes = load64(p, 24)
-        guard entries <= UInt64(Int.max), bytes <= UInt64(Int.max) else { return nil }
-        return TableState(keyType: keyType, root: load64(p, 0), entries: Int(entries), bytes: Int(bytes))
+        let root = load64(p, 0), entries = load64(p, 16), bytes = load64(p, 24)
+        guard root == 0 || root.isPageNumber(below: MetaPage.pageCountLimit), entries < totalLimit, bytes < totalLimit else { return nil }
+        return TableState(keyType: keyType, root: root, entries: Int(entries), bytes: Int(bytes))
     }
 }

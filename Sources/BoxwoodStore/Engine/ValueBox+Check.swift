@@ -30,14 +30,23 @@ extension ValueBox {
         defer { exitRead(pinned) }
         var report = CheckReport()
         var owner: [UInt64: String] = [0: "meta", 1: "meta"]
+        var usedTwice = Set<UInt64>()
         // The report is passed in (not captured): checkTree holds it inout while calling claim.
-        func claim(_ page: UInt64, _ what: String, _ report: inout CheckReport) {
-            if page < 2 || page >= pager.pageCount {
+        // Returns false when the page must not be walked: outside the file, or reached before (by this or
+        // another structure). Every page is walked at most once, so the check is linear in the pages even
+        // when a forged file's branch pages form a DAG or a cycle; a page reached many times is reported once.
+        func claim(_ page: UInt64, _ what: String, _ report: inout CheckReport) -> Bool {
+            if !page.isPageNumber(below: pager.pageCount) {
                 report.problems.append("\(what): page \(page) is outside the file (\(pager.pageCount) pages)")
+                return false
             } else if let previous = owner[page] {
-                report.problems.append("page \(page) is used twice: by \(previous) and by \(what)")
+                if usedTwice.insert(page).inserted {
+                    report.problems.append("page \(page) is used twice: by \(previous) and by \(what)")
+                }
+                return false
             } else {
                 owner[page] = what
+                return true
             }
         }
 
@@ -46,16 +55,15 @@ extension ValueBox {
             checkTree(name: "table \(id)", root: state.root, keyType: state.keyType, expected: state, report: &report, claim: claim,
                       progress: progress)
         }
-        for page in catalogPages { claim(page, "catalog", &report) }
+        for page in catalogPages { _ = claim(page, "catalog", &report) }
         if meta.catalogRoot != 0 {
             do { _ = try pager.verifiedDiskPage(meta.catalogRoot) } catch { report.problems.append("catalog: \(error)") }
         }
-        for page in pager.freelistPages {
-            claim(page, "freelist", &report)
+        for page in pager.freelistPages where claim(page, "freelist", &report) {
             do { _ = try pager.verifiedDiskPage(page); report.pagesChecked += 1 } catch { report.problems.append("freelist: \(error)") }
         }
-        for page in pager.freePages { claim(page, "free list entry", &report) }
-        for page in pager.pendingFree { claim(page, "page freed since the last checkpoint", &report) }
+        for page in pager.freePages { _ = claim(page, "free list entry", &report) }
+        for page in pager.pendingFree { _ = claim(page, "page freed since the last checkpoint", &report) }
         if UInt64(owner.count) < pager.pageCount {
             let missing = (0..<pager.pageCount).filter { owner[$0] == nil }
             report.problems.append("\(missing.count) page(s) are neither used nor free (leaked), first: \(missing.prefix(8).map(String.init).joined(separator: ", "))")
@@ -66,16 +74,23 @@ extension ValueBox {
     }
 
     private func checkTree(name: String, root: PageRef, keyType: ValueBoxKeyType, expected: TableState,
-                           report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Void,
+                           report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Bool,
                            progress: ((CheckProgress) -> Void)?) {
         var entries = 0
         var bytes = 0
         var leafDepth: Int? = nil
+        // Uncheckpointed pages reached so far (checkpointed ones are claimed): a page reached twice is reported
+        // and not walked again.
+        var dirtySeen = Set<PageRef>()
         // (ref, depth, lower bound inclusive, upper bound exclusive)
         var stack: [(PageRef, Int, [UInt8]?, [UInt8]?)] = root == 0 ? [] : [(root, 0, nil, nil)]
         while let (ref, depth, lower, upper) = stack.popLast() {
             let where_ = ref.isDirtyRef ? "\(name), uncheckpointed page" : "\(name), page \(ref)"
-            if !ref.isDirtyRef { claim(ref, name, &report) }
+            if ref.isDirtyRef {
+                guard dirtySeen.insert(ref).inserted else { report.problems.append("\(where_): reached twice"); continue }
+            } else if !claim(ref, name, &report) {
+                continue
+            }
             if depth > BTree.maxDepth { report.problems.append("\(where_): tree deeper than \(BTree.maxDepth)"); continue }
             let p: UnsafeRawPointer
             do { p = ref.isDirtyRef ? try pager.page(ref) : try pager.verifiedDiskPage(ref) } catch {
@@ -90,7 +105,8 @@ extension ValueBox {
                 report.problems.append("\(where_): expected a tree page, found type \(type)"); continue
             }
             let leaf = type == PageType.leaf.rawValue
-            if let reason = Node.validate(p) { report.problems.append("\(where_): \(reason)"); continue }
+            // Checkpointed pages were validated (against the page count) by `verifiedDiskPage`.
+            if ref.isDirtyRef, let reason = Node.validate(p, pageCount: nil) { report.problems.append("\(where_): \(reason)"); continue }
             let n = Node.count(p)
             if n == 0 && (leaf ? ref != root : false) { report.problems.append("\(where_): empty leaf") }
             var previous: [UInt8]? = lower
@@ -111,9 +127,12 @@ extension ValueBox {
                 for i in 0..<n {
                     let off = Node.slot(p, i)
                     entries += 1
-                    bytes += Node.leafKeyLength(p, off) + LeafValue.rawLength(p, off)
+                    // Wrapping: forged lengths (each below 2^32) cannot trap the sum; it is only compared.
+                    bytes &+= Node.leafKeyLength(p, off) + LeafValue.rawLength(p, off)
                     if let overflow = LeafValue.overflowReference(p, off), !overflow.isDirtyRef {
-                        checkOverflow(overflow, storedLength: Int(load64(p, LeafValue.valueOffset(p, off) + 8)), name: name, report: &report, claim: claim)
+                        // Validated with the page (or copied from a validated one): at most the file's bytes.
+                        let stored = Int(truncatingIfNeeded: load64(p, LeafValue.valueOffset(p, off) + 8))
+                        checkOverflow(overflow, storedLength: stored, name: name, report: &report, claim: claim)
                     }
                     do { try LeafValue.read(pager, p, off).release() } catch { report.problems.append("\(where_): value \(i): \(error)") }
                 }
@@ -130,14 +149,12 @@ extension ValueBox {
         if bytes != expected.bytes { report.problems.append("\(name): \(bytes) bytes, catalog says \(expected.bytes)") }
     }
 
-    private func checkOverflow(_ first: UInt64, storedLength: Int, name: String, report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Void) {
+    private func checkOverflow(_ first: UInt64, storedLength: Int, name: String, report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Bool) {
         var page = first
         var total = 0
-        var steps = 0
         while page != 0 {
-            claim(page, "\(name) overflow", &report)
-            steps += 1
-            if steps > Int(pager.pageCount) { report.problems.append("\(name): overflow chain at \(first) loops"); return }
+            // A page claimed before (a loop, or a chain spliced into another) ends the walk.
+            guard claim(page, "\(name) overflow", &report) else { return }
             let p: UnsafeRawPointer
             do { p = try pager.verifiedDiskPage(page) } catch { report.problems.append("\(name): \(error)"); return }
             report.pagesChecked += 1

@@ -115,7 +115,8 @@ extension ValueBox {
         let sync = options.durability != .off
         if sync { try dataFile.sync() }
 
-        // 3-4. Flip the meta.
+        // 3-4. Flip the meta. `meta.generation < MetaPage.generationLimit` (checked when it was read or
+        // written), so `+ 1` cannot overflow; `writeMeta` refuses a result beyond the limit.
         var newMeta = MetaPage(generation: meta.generation + 1, pageCount: writer.nextPage, catalogRoot: catalogRoot,
                                freelistHead: freelistHead, freeCount: UInt64(freeCount), lastSequence: lastSequence,
                                walSalt: UInt64.random(in: 1...UInt64.max), masterClientId: storedMasterClientId)
@@ -131,6 +132,7 @@ extension ValueBox {
         pager.freePages = free.sorted(by: >)
         pager.freelistPages = freelistPages
         pager.pendingFree = []
+        pager.clearReleased()
         catalogPages = []
         try BTree.visit(pager, root: catalogRoot, page: { (ref, _, _) throws(BoxwoodError) in self.catalogPages.append(ref) }, overflow: { (_) throws(BoxwoodError) in })
         pager.modificationCount &+= 1
@@ -195,8 +197,13 @@ extension ValueBox {
 }
 
 extension ValueBox {
-    /// Writes `meta` into its slot and (unless `sync` is false) makes it durable.
+    /// Writes `meta` into its slot and (unless `sync` is false) makes it durable. A meta beyond the format's
+    /// limits (`MetaPage.problem`: reachable only from a forged file, e.g. a generation or sequence next to
+    /// 2^62) is refused: open would reject it, and fall back to the older meta.
     func writeMeta(_ meta: MetaPage, sync: Bool) throws(BoxwoodError) {
+        if let problem = meta.problem {
+            throw .corrupted(file: dataFile.path, page: meta.slot, reason: "refusing to write a meta page beyond the format's limits: \(problem)")
+        }
         meta.encode(into: cellBuffer)
         try dataFile.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
         if sync { try dataFile.sync() }

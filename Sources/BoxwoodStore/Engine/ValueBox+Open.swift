@@ -12,6 +12,7 @@ extension ValueBox {
         case .regular, .other:
             throw .notABoxwoodDatabase(path: path, reason: "not a directory (a Boxwood database is a directory holding 'data' and 'wal')")
         }
+        try refuseLinkedDatabaseFiles()  // see ValueBox+Compaction.swift
         let dataPath = path + "/" + ValueBox.dataFileName
         let walPath = path + "/" + ValueBox.walFileName
         let dataExisted = fileSystem.kind(of: dataPath) != nil
@@ -113,7 +114,7 @@ extension ValueBox {
         }
         // A compaction that did not reach its rename left its unfinished file behind; nobody else can be
         // compacting now (this open holds the writer lock).
-        if !readOnly { try fileSystem.removeFile(path + "/" + ValueBox.compactionFileName) }
+        if !readOnly { try removeStrayCompactionFile() }  // only a regular file: see ValueBox+Compaction.swift
         let (chosen, other) = try readMeta(file, size: size)
         if size < chosen.pageCount * UInt64(PageLayout.pageSize) {
             throw .corrupted(file: dataPath, page: nil,

@@ -41,7 +41,7 @@ extension ValueBox {
         var rangeError: BoxwoodError? = nil
         _ = try withValue(table, key: key) { bytes in
             process(bytes.count) { buffer, offset, count in
-                guard offset >= 0, count >= 0, offset + count <= bytes.count else {
+                guard ValueBox.rangeFits(offset, count, bytes.count) else {
                     rangeError = rangeError ?? .outOfBounds(offset: offset, length: count, valueLength: bytes.count); return
                 }
                 if count > 0 { buffer.copyMemory(from: bytes.baseAddress! + offset, byteCount: count) }

@@ -38,6 +38,9 @@ extension ValueBox {
     }
 
     // MARK: Public mutations
+    //
+    // Every mutation checks `requireWritableId()`: negative table ids belong to the engine (the full-text index),
+    // and only descriptors the engine made for them may write there.
 
     /// Inserts or replaces the value of `key` (creating the table on first use). Zero-length values are fine.
     public func set(_ table: ValueBoxTable, key: ValueBoxKey, value: MemoryBuffer) throws(BoxwoodError) {
@@ -47,6 +50,7 @@ extension ValueBox {
     /// Inserts or replaces the value of `key` with raw bytes.
     public func set(_ table: ValueBoxTable, key: ValueBoxKey, bytes: UnsafeRawBufferPointer) throws(BoxwoodError) {
         try checkWritable()
+        try table.requireWritableId()
         _ = try existingTable(table)
         try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) in
             try put(table.id, table.keyType, k, n, bytes.baseAddress ?? UnsafeRawPointer(cellBuffer), bytes.count)
@@ -56,6 +60,7 @@ extension ValueBox {
     /// Deletes `key` if present. `secure` (Postbox's secure delete request) is recorded in the WAL operation.
     public func remove(_ table: ValueBoxTable, key: ValueBoxKey, secure: Bool = false) throws(BoxwoodError) {
         try checkWritable()
+        try table.requireWritableId()
         guard try existingTable(table) != nil else { return }
         try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) in
             _ = try removeKey(table.id, k, n, secure: secure)
@@ -65,6 +70,7 @@ extension ValueBox {
     /// Deletes every key between `start` and `end`, **both inclusive**, in either order.
     public func removeRange(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey) throws(BoxwoodError) {
         try checkWritable()
+        try table.requireWritableId()
         guard try existingTable(table) != nil else { return }
         try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) in
             try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) in
@@ -94,6 +100,7 @@ extension ValueBox {
     /// Deletes every entry of a table; the table (and its key type) remains.
     public func removeAllFromTable(_ table: ValueBoxTable) throws(BoxwoodError) {
         try checkWritable()
+        try table.requireWritableId()
         guard try existingTable(table) != nil else { return }
         try clearTable(table.id)
     }
@@ -101,6 +108,7 @@ extension ValueBox {
     /// Deletes a table.
     public func removeTable(_ table: ValueBoxTable) throws(BoxwoodError) {
         try checkWritable()
+        try table.requireWritableId()
         guard try existingTable(table) != nil else { return }
         try dropTable(table.id)
     }
@@ -108,6 +116,8 @@ extension ValueBox {
     /// Gives a table a new id, keeping its key type and contents. A table already at the new id is replaced.
     public func renameTable(_ table: ValueBoxTable, to newTable: ValueBoxTable) throws(BoxwoodError) {
         try checkWritable()
+        try table.requireWritableId()
+        try newTable.requireWritableId()
         guard try existingTable(table) != nil, table.id != newTable.id else { return }
         try rename(table.id, to: newTable.id)
     }
@@ -118,17 +128,18 @@ extension ValueBox {
     public func readWrite(_ table: ValueBoxTable, key: ValueBoxKey,
                           _ process: (Int, (UnsafeMutableRawPointer, Int, Int) -> Void, (UnsafeRawPointer, Int, Int) -> Void) -> Void) throws(BoxwoodError) {
         try checkWritable()
+        try table.requireWritableId()
         guard let value = try get(table, key: key) else { return }
         var changed = false
         var rangeError: BoxwoodError? = nil
         let length = value.length
         process(length, { buffer, offset, count in
-            guard offset >= 0, count >= 0, offset + count <= length else {
+            guard ValueBox.rangeFits(offset, count, length) else {
                 rangeError = rangeError ?? .outOfBounds(offset: offset, length: count, valueLength: length); return
             }
             buffer.copyMemory(from: value.memory + offset, byteCount: count)
         }, { bytes, offset, count in
-            guard offset >= 0, count >= 0, offset + count <= length else {
+            guard ValueBox.rangeFits(offset, count, length) else {
                 rangeError = rangeError ?? .outOfBounds(offset: offset, length: count, valueLength: length); return
             }
             (value.memory + offset).copyMemory(from: bytes, byteCount: count)
@@ -136,6 +147,13 @@ extension ValueBox {
         })
         if let rangeError { throw rangeError }
         if changed { try set(table, key: key, value: value) }
+    }
+
+    /// True when `offset..<offset + count` lies inside a value of `length` bytes, computed without
+    /// `offset + count` (which overflows for an offset near `Int.max`).
+    @inline(__always)
+    static func rangeFits(_ offset: Int, _ count: Int, _ length: Int) -> Bool {
+        offset >= 0 && count >= 0 && offset <= length && count <= length - offset
     }
 
     // MARK: Internal operations (shared with WAL replay)
@@ -199,7 +217,9 @@ extension ValueBox {
             var replaced = false
             if found {
                 let off = Node.slot(leaf, index)
-                state.bytes -= keyLength + LeafValue.rawLength(leaf, off)
+                // Wrapping: each raw length is below 2^32 (validated with its page), but a forged file could
+                // hold enough of them to run a total past Int's range; a wrong total is reported by `check`.
+                state.bytes &-= keyLength + LeafValue.rawLength(leaf, off)
                 state.entries -= 1
                 if let overflow = LeafValue.overflowReference(leaf, off) { try pager.freeOverflow(overflow) }
                 // An overwrite that fits in the old cell (the common case: same-size values) rewrites it
@@ -212,7 +232,7 @@ extension ValueBox {
             }
         }
         state.entries += 1
-        state.bytes += keyLength + valueLength
+        state.bytes &+= keyLength + valueLength
         tables[id] = state
         pager.modificationCount &+= 1
     }
@@ -237,7 +257,7 @@ extension ValueBox {
         try BTree.touchPath(pager, root: &state.root, path: path)
         let leaf = pager.dirtyMemory(path.refs[path.refs.count - 1])
         let off = Node.slot(leaf, index)
-        state.bytes -= keyLength + LeafValue.rawLength(leaf, off)
+        state.bytes &-= keyLength + LeafValue.rawLength(leaf, off)   // wrapping: see `put`
         state.entries -= 1
         if let overflow = LeafValue.overflowReference(leaf, off) { try pager.freeOverflow(overflow) }
         Node.removeCell(leaf, at: index, leaf: true)

@@ -44,6 +44,17 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly(path: String)
     /// A ``ValueBoxFullTextTable`` id outside `0..<ValueBoxFullTextTable.idLimit`.
     case invalidFullTextTable(id: Int32)
+    /// A ``ValueBoxTable`` id below zero: negative ids are reserved for the engine's own tables (the full-text
+    /// index keeps its data there), so a caller's table could overwrite them.
+    case reservedTableId(id: Int32)
+    /// One of the database's files (`data`, `wal` or `header`) is a symbolic link. Boxwood refuses it rather than
+    /// follow it: compaction renames a new data file over the name, which would replace the link and leave its
+    /// target — with every value secure delete had scrubbed — behind. Keep the files in the database directory
+    /// (link the directory instead).
+    case symbolicLink(path: String)
+    /// Something other than a regular file has the name compaction writes its new data file under
+    /// (`data.compact`): compaction does not remove or write through what it did not create. Opening ignores it.
+    case compactionFileBlocked(path: String)
 
     public var description: String {
         switch self {
@@ -82,11 +93,17 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .transactionTooLarge(bytes, limit):
             return "transaction too large: \(bytes) bytes of operations, the limit of one commit is \(limit)"
         case let .outOfBounds(offset, length, valueLength):
-            return "range \(offset)..<\(offset + length) is outside a value of \(valueLength) bytes"
+            return "\(length) bytes at offset \(offset) are outside a value of \(valueLength) bytes"
         case let .readOnly(path):
             return "\(path) is open read-only"
         case let .invalidFullTextTable(id):
             return "full-text table id \(id) is outside 0..<\(ValueBoxFullTextTable.idLimit)"
+        case let .reservedTableId(id):
+            return "table id \(id) is reserved: negative table ids belong to the engine (use ids from 0 up)"
+        case let .symbolicLink(path):
+            return "\(path) is a symbolic link; Boxwood keeps its files in the database directory itself (compaction would replace the link and leave the old file unscrubbed)"
+        case let .compactionFileBlocked(path):
+            return "\(path) is in the way: it is not a regular file, so compaction will not replace it; remove it and compact again"
         }
     }
 }

@@ -46,7 +46,7 @@ struct FullTextTables {
     init(_ table: ValueBoxFullTextTable) throws(BoxwoodError) {
         guard table.id >= 0 && table.id < ValueBoxFullTextTable.idLimit else { throw .invalidFullTextTable(id: table.id) }
         func engineTable(_ part: FullTextPart) -> ValueBoxTable {
-            ValueBoxTable(id: -(table.id * 8 + part.rawValue) - 1, keyType: .binary)
+            ValueBoxTable(engineTableId: -(table.id * 8 + part.rawValue) - 1, keyType: .binary)
         }
         postings = engineTable(.postings)
         documents = engineTable(.documents)

@@ -24,6 +24,20 @@ struct MetaPage: Equatable {
     static let magic: [UInt8] = Array("BOXWOOD\0".utf8)
     static let formatVersion: UInt32 = 1
 
+    // Format limits. A meta page whose fields exceed them is damaged (or forged), however good its checksum:
+    // `decode` rejects it, and `problem` keeps a checkpoint from ever writing one. They leave every later
+    // `+ 1` on a generation or a sequence, and every `page × pageSize` in bytes, far from overflowing.
+
+    /// Generations are below this (2^62): a checkpoint's `generation + 1` cannot overflow.
+    static let generationLimit: UInt64 = 1 << 62
+    /// TransactionStateVersions are below this (2^62): commits and WAL replay add 1 per record.
+    static let sequenceLimit: UInt64 = 1 << 62
+    /// Page counts are at most this (2^40 pages of 4 KiB, 4 PiB): a page's byte offset (< 2^52) fits an
+    /// `off_t` and an `Int` with room for the mapping to double, and every page number below it is far from
+    /// the `dirtyFlag` bit, so a page number read from disk that passes `< pageCount` is never taken for
+    /// an in-memory page.
+    static let pageCountLimit: UInt64 = 1 << 40
+
     var generation: UInt64
     var pageCount: UInt64
     var catalogRoot: UInt64
@@ -91,7 +105,25 @@ struct MetaPage: Equatable {
             freelistHead: load64(page, 72), freeCount: load64(page, 80), lastSequence: load64(page, 88),
             walSalt: load64(page, 96), masterClientId: Int64(bitPattern: load64(page, 104)), flags: load64(page, 112))
         if meta.generation % 2 != slot { return .damaged("generation \(meta.generation) in slot \(slot)") }
-        if meta.pageCount < 2 { return .damaged("page count \(meta.pageCount)") }
+        if let problem = meta.problem { return .damaged(problem) }
         return .valid(meta)
+    }
+
+    /// Why this meta breaks the format's limits, or nil. Checked on every meta read (`decode`) and before
+    /// every meta write (`ValueBox.writeMeta`), so every meta the engine holds satisfies:
+    /// generation < `generationLimit`, lastSequence < `sequenceLimit`, 2 <= pageCount <= `pageCountLimit`,
+    /// catalogRoot and freelistHead 0 or in 2..<pageCount, freeCount <= pageCount - 2.
+    var problem: String? {
+        if generation >= MetaPage.generationLimit { return "generation \(generation) beyond the format limit" }
+        if lastSequence >= MetaPage.sequenceLimit { return "last sequence \(lastSequence) beyond the format limit" }
+        if pageCount < 2 || pageCount > MetaPage.pageCountLimit { return "page count \(pageCount)" }
+        if catalogRoot != 0 && (catalogRoot < 2 || catalogRoot >= pageCount) {
+            return "catalog root \(catalogRoot) outside the file (\(pageCount) pages)"
+        }
+        if freelistHead != 0 && (freelistHead < 2 || freelistHead >= pageCount) {
+            return "freelist head \(freelistHead) outside the file (\(pageCount) pages)"
+        }
+        if freeCount > pageCount - 2 { return "free count \(freeCount) larger than the file (\(pageCount) pages)" }
+        return nil
     }
 }

@@ -52,6 +52,12 @@ enum PageType: UInt8 {
 
 /// A reference to a tree page: a page number in the data file, or (top bit set) an in-memory dirty page that
 /// has not been checkpointed yet. 0 means "no page" (page 0 is a meta page and never part of a tree).
+///
+/// Only the engine makes tagged references. Every page number read from disk (meta roots, catalog table
+/// roots, branch children, overflow references and links, freelist links and entries) is checked to be a
+/// page number of the file — in 2..<pageCount (`isPageNumber(below:)`), hence below
+/// `MetaPage.pageCountLimit` and untagged — before it is used as a `PageRef`. So a tagged reference always
+/// names a dirty page or blob that exists.
 @usableFromInline
 typealias PageRef = UInt64
 
@@ -60,6 +66,11 @@ typealias PageRef = UInt64
 extension UInt64 {
     @inlinable var isDirtyRef: Bool { self & dirtyFlag != 0 }
     @inlinable var dirtyIndex: Int { Int(truncatingIfNeeded: self & ~dirtyFlag) }
+
+    /// True when this number, read from disk, can name a non-meta page of a file of `pageCount` pages: at
+    /// least 2 and below `pageCount` (which is at most `MetaPage.pageCountLimit`, so the tag bit is clear).
+    @inlinable @inline(__always)
+    func isPageNumber(below pageCount: UInt64) -> Bool { self >= 2 && self < pageCount }
 }
 
 @inlinable @inline(__always)

@@ -56,6 +56,12 @@ final class Pager {
     /// Checkpointed pages that committed transactions stopped using. They are still referenced by the durable
     /// meta, so they become reusable only after the next checkpoint.
     var pendingFree: [UInt64] = []
+    /// One bit per checkpointed page released (copied or freed) since the last checkpoint: exactly the pages
+    /// of `pendingFree` and `txnFreedDisk`. In a sound file every page has one parent, so a page is released
+    /// at most once; a second release means a forged or damaged file references it twice (a DAG, or two
+    /// trees sharing a page), and is refused instead of putting the page in the freelist twice (two later
+    /// pages would then be written over one).
+    @exclusivity(unchecked) private var releasedDisk: [UInt64] = []
     /// Pages free in the durable state (the meta's freelist): the next checkpoint may overwrite them.
     var freePages: [UInt64] = []
     /// Pages holding the durable freelist itself (freed at the next checkpoint).
@@ -78,6 +84,11 @@ final class Pager {
 
     /// Maps the file so that `pageCount` pages are readable, growing the mapping geometrically.
     func ensureMapped(pages: UInt64) throws(BoxwoodError) {
+        // Page counts come from meta pages, which keep them <= MetaPage.pageCountLimit (2^40): `needed` is
+        // below 2^52 and the doubling below stays far from Int.max. Checked again here, as it is cheap.
+        guard pages <= MetaPage.pageCountLimit else {
+            throw .corrupted(file: file.path, page: nil, reason: "page count \(pages) beyond the format limit")
+        }
         let needed = Int(pages) * pageSize
         if needed <= mapLength, map != nil { return }
         var length = max(64 << 20, mapLength)
@@ -117,12 +128,18 @@ final class Pager {
             if pageChecksum(pointer, pageNumber: page) != load64(pointer, 0) {
                 throw .checksumMismatch(file: file.path, page: page, offset: page * UInt64(pageSize))
             }
-            if let reason = Node.validate(pointer) {
+            if let reason = Node.validate(pointer, pageCount: pageCount) {
                 throw .corrupted(file: file.path, page: page, reason: reason)
             }
             markVerified(page)
         }
         return pointer
+    }
+
+    /// The page number of a pointer into a checkpointed page (nil for a dirty page), for error reports.
+    func pageNumber(of pointer: UnsafeRawPointer) -> UInt64? {
+        guard let map, pointer >= map, pointer < map + mapLength else { return nil }
+        return UInt64((pointer - map) / pageSize)
     }
 
     /// A checkpointed page whose checksum and structure are verified now, whatever was verified before.
@@ -131,7 +148,8 @@ final class Pager {
         return try diskPage(page)
     }
 
-    /// The memory of any tree page (dirty or checkpointed).
+    /// The memory of any tree page (dirty or checkpointed). A tagged reference is always one the engine made
+    /// (page numbers from disk are validated untagged, see `PageRef`), so its dirty page exists.
     @inline(__always)
     func page(_ ref: PageRef) throws(BoxwoodError) -> UnsafeRawPointer {
         if ref.isDirtyRef { return UnsafeRawPointer(dirtyPages[ref.dirtyIndex].unsafelyUnwrapped) }
@@ -171,20 +189,44 @@ final class Pager {
             return (newRef, memory)
         }
         let source = try diskPage(ref)
+        try release(ref)
         let (newRef, memory) = allocateDirty()
         memory.copyMemory(from: source, byteCount: pageSize)
-        txnFreedDisk.append(ref)
         return (newRef, memory)
     }
 
     /// Drops a tree page that is no longer referenced by the current transaction's trees.
-    func free(_ ref: PageRef) {
+    func free(_ ref: PageRef) throws(BoxwoodError) {
         if ref.isDirtyRef {
             let index = ref.dirtyIndex
             if dirtyTxn[index] == txn { releaseDirty(index) } else { retiredPages.append(index) }
         } else if ref != 0 {
-            txnFreedDisk.append(ref)
+            try release(ref)
         }
+    }
+
+    /// Records that the current transaction stopped using checkpointed page `page` (see `releasedDisk`).
+    private func release(_ page: UInt64) throws(BoxwoodError) {
+        let word = Int(page >> 6)
+        let bit: UInt64 = 1 << (page & 63)
+        if word >= releasedDisk.count {
+            releasedDisk.append(contentsOf: repeatElement(0, count: word - releasedDisk.count + 1 + releasedDisk.count / 2))
+        }
+        if releasedDisk[word] & bit != 0 {
+            throw .corrupted(file: file.path, page: page, reason: "page is referenced twice (two parents, or two trees)")
+        }
+        releasedDisk[word] |= bit
+        txnFreedDisk.append(page)
+    }
+
+    private func unrelease(_ page: UInt64) {
+        let word = Int(page >> 6)
+        if word < releasedDisk.count { releasedDisk[word] &= ~(1 << (page & 63)) }
+    }
+
+    /// The checkpoint put `pendingFree` in the new freelist: no page is released in the new durable state.
+    func clearReleased() {
+        releasedDisk.removeAll(keepingCapacity: true)
     }
 
     private func releaseDirty(_ index: Int) {
@@ -226,7 +268,7 @@ final class Pager {
             guard p.load(fromByteOffset: PageLayout.typeOffset, as: UInt8.self) == PageType.overflow.rawValue else {
                 throw .corrupted(file: file.path, page: page, reason: "expected an overflow page")
             }
-            txnFreedDisk.append(page)
+            try release(page)
             page = load64(p, PageLayout.linkOffset)
             steps += 1
             if steps > pageCount { throw .corrupted(file: file.path, page: page, reason: "overflow chain loops") }
@@ -257,6 +299,7 @@ final class Pager {
     func abortTransaction() {
         for index in createdPages where dirtyPages[index] != nil && dirtyTxn[index] == txn { releaseDirty(index) }
         for index in createdBlobs where blobs[index]?.txn == txn { releaseBlob(index) }
+        for page in txnFreedDisk { unrelease(page) }
         resetTransactionLists()
         modificationCount &+= 1
     }
@@ -306,6 +349,7 @@ final class Pager {
         createdBlobs.removeAll()
         retiredBlobs.removeAll()
         txnFreedDisk.removeAll()
+        releasedDisk.removeAll()
         modificationCount &+= 1
     }
 }

@@ -100,8 +100,19 @@ public actor MessageHistoryHoleFiller {
             guard let messages = await manager.request({ () async throws(SyncTransportError) in
                 try await transport.getHistory(peerId: entry.peerId, maxId: maxId, minId: minId, limit: limit)
             }) else { return }
-            let lowest = messages.count < Int(limit) ? range.lowerBound : (messages.map(\.id).min() ?? range.lowerBound)
-            let filled = max(lowest, range.lowerBound)...range.upperBound
+            // A short page is everything the server has in the hole. A full page covers the hole from its
+            // lowest message up; only messages of this chat inside the hole count (an answer with nothing
+            // there fills nothing, and the hole is fetched again after its cooldown).
+            let inHole = messages.filter { $0.peerId == entry.peerId && range.contains($0.id) }.map(\.id)
+            let lowest: Int32
+            if messages.count < Int(limit) {
+                lowest = range.lowerBound
+            } else if let lowestInHole = inHole.min() {
+                lowest = lowestInHole
+            } else {
+                return
+            }
+            let filled = lowest...range.upperBound
             let accountPeerId = manager.accountPeerId
             let stored = try? await postbox.transaction { transaction in
                 try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)

@@ -27,6 +27,9 @@ public actor AccountStateManager {
     /// Updates behind a gap, waiting for it to fill.
     private var heldBack: [UpdateGroup] = []
     private var gapTimer: Task<Void, Never>?
+    /// Gap waits that ended, in a row, with updates still held (reset whenever nothing is held after a batch);
+    /// past ``SyncConfiguration/gapPollLimit`` the held updates are dropped (see `gapWaitEnded`).
+    private var gapPollsInARow = 0
     private var pushTask: Task<Void, Never>?
     private var idlePollTask: Task<Void, Never>?
     private var lastActivity = ContinuousClock.now
@@ -246,6 +249,7 @@ public actor AccountStateManager {
         let outcome = UpdateReducer.reduce(all, into: &batch, source: .realtime)
         statistics.updatesApplied += outcome.applied
         statistics.duplicatesSkipped += outcome.duplicates
+        statistics.implausibleUpdates += outcome.implausible.count
         if !outcome.channelsToFetch.isEmpty {
             guard await fetchChannels(outcome.channelsToFetch, into: &batch) else { heldBack = all; return }
         }
@@ -259,6 +263,7 @@ public actor AccountStateManager {
         heldBack = outcome.heldBack
         if outcome.reset { enqueueFront(.pollDifference) }
         if heldBack.isEmpty {
+            gapPollsInARow = 0
             gapTimer?.cancel()
             gapTimer = nil
         } else if gapTimer == nil {
@@ -274,6 +279,12 @@ public actor AccountStateManager {
 
     /// The gap did not fill in time: fetch what is missing (the common box by getDifference, each channel by
     /// getChannelDifference), then look at the held updates again.
+    ///
+    /// A poll fetches everything the server had when it answered, so an update held before it is released by
+    /// it — unless the update claims counters the server never reaches (a hostile or broken server: pts
+    /// `Int32.max`, say). Waiting and polling again would then go on for ever, the manager never idle: after
+    /// ``SyncConfiguration/gapPollLimit`` such rounds in a row the held updates are dropped instead, and the
+    /// polls run once more. Nothing is lost by dropping: no cursor moved past them.
     private func gapWaitEnded() {
         gapTimer = nil
         guard !heldBack.isEmpty, !stopped else { checkIdle(); return }
@@ -289,9 +300,17 @@ public actor AccountStateManager {
                 commonGap = true
             }
         }
+        gapPollsInARow += 1
+        if gapPollsInARow > configuration.gapPollLimit {
+            statistics.heldUpdatesDropped += heldBack.count
+            heldBack = []
+            gapPollsInARow = 0
+        } else {
+            enqueueBack(.process([]))
+        }
         if !channels.isEmpty { enqueueFront(.pollChannels(channels)) }
         if commonGap { enqueueFront(.pollDifference) }
-        enqueueBack(.process([]))
+        checkIdle()
     }
 
     // MARK: getDifference
@@ -328,6 +347,11 @@ public actor AccountStateManager {
                 guard await commit(batch) else { continue }
             }
             if final { return }
+            if !batch.state.isAhead(of: cursor) {
+                // A slice that does not move the cursor forward would be asked for, and answered, for ever.
+                statistics.implausibleAnswers += 1
+                return
+            }
         }
     }
 
@@ -432,8 +456,13 @@ public actor AccountStateManager {
                 for update in other { UpdateReducer.applyChannel(update, to: &branch, source: .catchUp) }
                 statistics.updatesApplied += messages.count + other.count
                 branch.setChannelPts(channelId, newPts)
-                pts = newPts
                 if final { return branch }
+                if newPts <= requestPts {
+                    // A non-final answer that does not move the channel's pts would be asked for again for ever.
+                    statistics.implausibleAnswers += 1
+                    return branch
+                }
+                pts = newPts
             case let .tooLong(dialog, messages, chats, users):
                 statistics.channelTooLong += 1
                 if !users.isEmpty { branch.add(.mergeUsers(users, overwrite: false)) }
@@ -491,8 +520,8 @@ public actor AccountStateManager {
                 return try await body()
             } catch {
                 statistics.retries += 1
-                if case let .floodWait(seconds) = error {
-                    try? await Task.sleep(for: .seconds(seconds))
+                if case let .floodWait(seconds) = error, let wait = Self.floodWait(seconds, limit: configuration.floodWaitLimit) {
+                    try? await Task.sleep(for: wait)
                 } else {
                     try? await Task.sleep(for: delay)
                     delay = min(delay * 2, configuration.retryMaxDelay)
@@ -500,6 +529,14 @@ public actor AccountStateManager {
             }
         }
         return nil
+    }
+
+    /// A server's flood wait of `seconds`, at most `limit`; nil when it is not a finite, non-negative number
+    /// (`Duration.seconds` traps on NaN, infinities and values beyond about 1.7e20).
+    static func floodWait(_ seconds: Double, limit: Duration) -> Duration? {
+        guard seconds.isFinite, seconds >= 0 else { return nil }
+        let (limitSeconds, limitAttoseconds) = limit.components
+        return seconds < Double(limitSeconds) + Double(limitAttoseconds) * 1e-18 ? .seconds(seconds) : limit
     }
 
     func recordHoleFill(messages: Int) {

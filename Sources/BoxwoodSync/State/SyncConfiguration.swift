@@ -15,6 +15,15 @@ public struct SyncConfiguration: Sendable {
     /// First retry delay of a failed request; doubles up to ``retryMaxDelay``.
     public var retryInitialDelay: Duration = .seconds(1)
     public var retryMaxDelay: Duration = .seconds(30)
+    /// The longest a server's `floodWait` is obeyed before the request is retried. The wait comes from the
+    /// wire: NaN, negative and infinite values are not waited for (the retry backs off as after any failure),
+    /// longer ones are cut to this, so that no answer can make the queue sleep for ever (or trap converting it).
+    public var floodWaitLimit: Duration = .seconds(3600)
+    /// Gap polls in a row after which updates are still held behind a gap that no difference filled: they claim
+    /// counters the server's own differences do not reach (a hostile or broken server), so they are dropped and
+    /// the difference polled once more instead of waiting and polling for ever. Dropping loses nothing: the
+    /// cursor never moves past an update that was not applied, so the next difference brings what it carried.
+    public var gapPollLimit = 3
     /// Messages per history request when filling a hole.
     public var holeFillPageSize: Int32 = 50
     /// How long a filled hole entry is not fetched again.
@@ -65,6 +74,13 @@ public struct SyncStatistics: Sendable, Hashable, Codable {
     public var discardedBatches = 0
     /// Failed requests retried.
     public var retries = 0
+    /// Pushed updates dropped because their counters are impossible (see ``ImplausibleCounter``).
+    public var implausibleUpdates = 0
+    /// Answers dropped because they are impossible: a difference slice or a non-final channel difference that
+    /// does not move the cursor (asking again would get the same answer for ever).
+    public var implausibleAnswers = 0
+    /// Held-back update groups dropped after ``SyncConfiguration/gapPollLimit`` gap polls did not release them.
+    public var heldUpdatesDropped = 0
 
     public init() {}
 }

@@ -16,11 +16,18 @@ struct ReduceOutcome: Sendable {
     var applied = 0
     /// Updates skipped as already applied.
     var duplicates = 0
+    /// Updates dropped because their counters are impossible (each also sets ``reset`` or adds its channel to
+    /// ``channelsToFetch``, so the server's real data is fetched instead).
+    var implausible: [ImplausibleCounter] = []
 }
 
 /// Turns update groups into mutations with Telegram's gap rules (`finalStateWithUpdateGroups`): pts and qts
 /// updates first, each sorted by its counter; then each channel by its own pts; then seq-ordered groups; then
 /// the unordered rest. Contiguous updates apply, old ones are skipped, and everything after a gap is held back.
+///
+/// Counters come from the wire: an update whose counters no server can send (``ImplausibleCounter``) is dropped
+/// before ordering, and its box is treated as having a gap only the server can fill (the common box polls the
+/// difference, a channel is fetched). Every ordering key and step is computed in Int64, so no Int32 value traps.
 enum UpdateReducer {
     static func reduce(_ groups: [UpdateGroup], into state: inout SyncMutableState, source: SyncSource) -> ReduceOutcome {
         var outcome = ReduceOutcome()
@@ -41,12 +48,23 @@ enum UpdateReducer {
             case let .withChannelPts(updates, groupUsers, groupChats):
                 channelUpdates += updates; users += groupUsers; chats += groupChats
             case let .withSeq(updates, start, end, date, groupUsers, groupChats):
-                seqGroups.append((updates, start, end, date)); users += groupUsers; chats += groupChats
+                users += groupUsers; chats += groupChats
+                guard SequenceChecker.isPlausible(seqStart: start, seq: end) else {
+                    outcome.implausible.append(.seq(start: start, end: end))
+                    outcome.reset = true
+                    continue
+                }
+                seqGroups.append((updates, start, end, date))
             case let .withDate(updates, _, groupUsers, groupChats):
                 dateUpdates += updates; users += groupUsers; chats += groupChats
             case .reset:
                 outcome.reset = true
             case let .updatePts(pts, count):
+                guard SequenceChecker.isPlausible(value: pts, count: count) else {
+                    outcome.implausible.append(.pts(pts: pts, count: count))
+                    outcome.reset = true
+                    continue
+                }
                 ptsSteps.append((pts, count))
             }
         }
@@ -57,11 +75,20 @@ enum UpdateReducer {
         if !users.isEmpty { state.add(.mergeUsers(users, overwrite: false)) }
         if !chats.isEmpty { state.add(.mergeChats(chats, overwrite: false)) }
 
-        // pts: updates with content and bare steps, in pts order.
+        // pts: updates with content and bare steps, in pts order (by where each starts, then where it ends).
         enum PtsItem { case update(ApiUpdate), step(Int32, Int32) }
-        var ptsItems: [(pts: Int32, count: Int32, item: PtsItem)] = ptsUpdates.map { ($0.ptsRange!.pts, $0.ptsRange!.count, .update($0)) }
+        var ptsItems: [(pts: Int32, count: Int32, item: PtsItem)] = []
+        for update in ptsUpdates {
+            let range = update.ptsRange!
+            guard SequenceChecker.isPlausible(value: range.pts, count: range.count) else {
+                outcome.implausible.append(.pts(pts: range.pts, count: range.count))
+                outcome.reset = true
+                continue
+            }
+            ptsItems.append((range.pts, range.count, .update(update)))
+        }
         ptsItems += ptsSteps.map { ($0.pts, $0.count, .step($0.pts, $0.count)) }
-        ptsItems.sort { ($0.pts - $0.count, $0.pts) < ($1.pts - $1.count, $1.pts) }
+        ptsItems.sort { stepOrder($0.pts, $0.count) < stepOrder($1.pts, $1.count) }
         var heldPts: [ApiUpdate] = []
         var heldSteps: [UpdateGroup] = []
         for entry in ptsItems {
@@ -87,7 +114,16 @@ enum UpdateReducer {
         // qts (always counts 1).
         var heldQts: [ApiUpdate] = []
         var qtsGap = false
-        for update in qtsUpdates.sorted(by: { $0.qts! < $1.qts! }) {
+        var plausibleQts: [ApiUpdate] = []
+        for update in qtsUpdates {
+            guard SequenceChecker.isPlausible(value: update.qts!, count: 1) else {
+                outcome.implausible.append(.qts(update.qts!))
+                outcome.reset = true
+                continue
+            }
+            plausibleQts.append(update)
+        }
+        for update in plausibleQts.sorted(by: { $0.qts! < $1.qts! }) {
             let check = qtsGap ? .gap : SequenceChecker.check(local: state.state.qts, value: update.qts!, count: 1)
             switch check {
             case .apply:
@@ -108,7 +144,17 @@ enum UpdateReducer {
 
         // Channels, each on its own pts.
         var heldChannel: [ApiUpdate] = []
-        let byChannel = Dictionary(grouping: channelUpdates, by: { $0.channelPtsRange!.channelId })
+        var plausibleChannel: [ApiUpdate] = []
+        for update in channelUpdates {
+            let range = update.channelPtsRange!
+            guard SequenceChecker.isPlausible(value: range.pts, count: range.count) else {
+                outcome.implausible.append(.channelPts(channelId: range.channelId, pts: range.pts, count: range.count))
+                outcome.channelsToFetch.insert(range.channelId)
+                continue
+            }
+            plausibleChannel.append(update)
+        }
+        let byChannel = Dictionary(grouping: plausibleChannel, by: { $0.channelPtsRange!.channelId })
         for channelId in byChannel.keys.sorted() {
             guard var local = state.channelPts[channelId] else {
                 // No stored state for this channel: it must be fetched from its dialog.
@@ -118,7 +164,7 @@ enum UpdateReducer {
             var gap = false
             let sorted = byChannel[channelId]!.sorted { lhs, rhs in
                 let l = lhs.channelPtsRange!, r = rhs.channelPtsRange!
-                return (l.pts - l.count, l.pts) < (r.pts - r.count, r.pts)
+                return stepOrder(l.pts, l.count) < stepOrder(r.pts, r.count)
             }
             for update in sorted {
                 let range = update.channelPtsRange!
@@ -143,7 +189,7 @@ enum UpdateReducer {
         // seq-ordered groups.
         var seqGap = false
         for group in seqGroups.sorted(by: { $0.start < $1.start }) {
-            let check = seqGap ? .gap : SequenceChecker.check(local: state.state.seq, value: group.end, count: group.end - group.start + 1)
+            let check = seqGap ? .gap : SequenceChecker.check(local: state.state.seq, seqStart: group.start, seq: group.end)
             switch check {
             case .apply:
                 for update in group.updates { applyOther(update, to: &state, outcome: &outcome) }
@@ -166,6 +212,12 @@ enum UpdateReducer {
             outcome.applied += 1
         }
         return outcome
+    }
+
+    /// The order of counter steps: by the value each starts from, then the value it ends at (in Int64: a step
+    /// is `value − count`, which Int32 cannot always hold).
+    static func stepOrder(_ value: Int32, _ count: Int32) -> (Int64, Int64) {
+        (Int64(value) - Int64(count), Int64(value))
     }
 
     /// The first of each id, in order.

@@ -18,6 +18,13 @@ public struct SyncAccountState: PostboxCoding, Hashable, Sendable {
 
     init(_ state: ApiUpdatesState) { self.init(pts: state.pts, qts: state.qts, date: state.date, seq: state.seq) }
 
+    /// Whether this cursor is further than `other` in what a difference is asked from: none of pts, qts and
+    /// date behind, at least one ahead. (seq is not compared: a slice's seq is the server's at the slice's date,
+    /// which may be below a seq the client took from pushes.)
+    func isAhead(of other: SyncAccountState) -> Bool {
+        pts >= other.pts && qts >= other.qts && date >= other.date && (pts, qts, date) != (other.pts, other.qts, other.date)
+    }
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         pts = try decoder.decodeInt32(forKey: "p")
         qts = try decoder.decodeInt32(forKey: "q")

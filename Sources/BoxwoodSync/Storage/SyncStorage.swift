@@ -108,14 +108,15 @@ enum SyncStorage {
 
     /// Makes `range` of a chat match the server: `messages` (everything the server has in the range) are stored
     /// or updated, stored messages in the range the server no longer has are deleted, and the range stops being
-    /// a hole. Returns the number of messages stored.
+    /// a hole. Messages of other chats or outside the range are ignored. Returns the number of messages stored.
     @discardableResult
     static func fill(peerId: PeerId, range: ClosedRange<Int32>, messages: [ApiMessage], accountPeerId: PeerId,
                      in transaction: Transaction) throws -> Int {
+        let messages = messages.filter { $0.peerId == peerId && range.contains($0.id) }
         let present = Set(messages.map(\.id))
         let stale = try cloudMessages(peerId, in: transaction).map(\.id).filter { range.contains($0.id) && !present.contains($0.id) }
         if !stale.isEmpty { try transaction.deleteMessages(stale) }
-        let added = try addMessages(messages.filter { range.contains($0.id) }, location: .Random, accountPeerId: accountPeerId, in: transaction)
+        let added = try addMessages(messages, location: .Random, accountPeerId: accountPeerId, in: transaction)
         try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: .everywhere, range: range)
         return added.count
     }
@@ -149,11 +150,12 @@ enum SyncStorage {
         let fetched = messages.filter { $0.peerId == peerId && $0.id <= dialog.topMessage }
         let lowest = fetched.map(\.id).min() ?? dialog.topMessage
         if dialog.topMessage > 0 {
-            // Everything from the lowest fetched message up is known: store it exactly.
-            try fill(peerId: peerId, range: lowest...(Int32.max - 1), messages: fetched, accountPeerId: accountPeerId, in: transaction)
+            // Everything from the lowest fetched message up is known: store it exactly. (Up to Int32.max, which
+            // is a valid id: `lowest` may be it, and a range ending below it would be empty — a trap.)
+            try fill(peerId: peerId, range: lowest...Int32.max, messages: fetched, accountPeerId: accountPeerId, in: transaction)
             if lowest > 1 { try transaction.addHole(peerId: peerId, namespace: cloud, space: .everywhere, range: 1...(lowest - 1)) }
         } else {
-            try fill(peerId: peerId, range: 1...(Int32.max - 1), messages: [], accountPeerId: accountPeerId, in: transaction)
+            try fill(peerId: peerId, range: 1...Int32.max, messages: [], accountPeerId: accountPeerId, in: transaction)
         }
         try transaction.resetPeerReadStates(peerId, states: [
             cloud: .idBased(maxIncomingReadId: dialog.readInboxMaxId, maxOutgoingReadId: dialog.readOutboxMaxId,
