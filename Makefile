@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblz4-dev pkg-config liblmdb-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build release test lint demo bench docs clean
+.PHONY: deps build release test lint demo bench docs clean lazyfs
 
 # Installs the Debian packages the build links against, only when they are missing.
 deps:
@@ -36,6 +36,17 @@ lint:
 # BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS="--quick --json bench.json"`.
 bench: deps
 	$(SWIFT) build -c release --product boxwood-bench && .build/release/boxwood-bench $(BENCH_ARGS)
+
+# The LazyFS power-loss tests' long run (docs/crash-safety.md): the crash workload on a database inside LazyFS, a
+# FUSE file system that drops or tears unsynced writes on command; BOXWOOD_LAZYFS_ROUNDS rounds per test case.
+# scripts/lazyfs.sh builds LazyFS once into .build-lazyfs/; without Linux, /dev/fuse or root it prints
+# "skipped: <reason>" and this target does nothing more.
+BOXWOOD_LAZYFS_ROUNDS ?= 100
+lazyfs: deps
+	@status=0; scripts/lazyfs.sh check || status=$$?; \
+	if [ $$status -eq 77 ]; then exit 0; elif [ $$status -ne 0 ]; then exit $$status; fi; \
+	$(SWIFT) build --build-tests && \
+	BOXWOOD_LAZYFS_ROUNDS=$(BOXWOOD_LAZYFS_ROUNDS) $(SWIFT) test --skip-build --filter LazyFSTests
 
 # A full sync session: simulated server, a client process syncing under faults (killed and restarted part-way),
 # live views of its database in this terminal, and a consistency verdict. DEMO_ARGS passes options.
