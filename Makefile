@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblz4-dev pkg-config liblmdb-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build release test lint demo bench docs clean lazyfs
+.PHONY: deps build release test lint demo bench docs clean fuzz fuzz-smoke lazyfs test-sanitize
 
 # Installs the Debian packages the build links against, only when they are missing.
 deps:
@@ -27,6 +27,12 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	$(SWIFT) run boxwood-bench --smoke
+	@if [ "$(FUZZ_SMOKE)" = "0" ]; then echo "fuzz-smoke: skipped (FUZZ_SMOKE=0)"; else $(MAKE) --no-print-directory fuzz-smoke; fi
+
+# ThreadSanitizer on the concurrency and view suites, AddressSanitizer (with leak checks) on the decoding suites,
+# each in its own build directory (.build-tsan, .build-asan); any report fails. Run by .ci/run.
+test-sanitize: deps
+	SWIFT=$(SWIFT) scripts/test-sanitize.sh
 
 # The platform-layer rule: no OS-specific code in a library outside Sources/BoxwoodPlatform (run by .ci/run).
 lint:
@@ -58,5 +64,19 @@ docs: deps
 	$(SWIFT) package --allow-writing-to-directory docs/api generate-documentation --target BoxwoodStore \
 		--target Boxwood --output-path docs/api --transform-for-static-hosting
 
+# The libFuzzer targets (Fuzz/README.md), built with -sanitize=fuzzer,address into .build-fuzz. `fuzz` runs each
+# target FUZZ_SECONDS (default 600), growing .build-fuzz/corpus/<target> and minimizing every crash into
+# .build-fuzz/artifacts/<target>; `fuzz-smoke` (part of `make test`; FUZZ_SMOKE=0 skips it) runs each for
+# FUZZ_SMOKE_SECONDS from its seeds and fails on a crash. FUZZ_TARGETS picks targets (default: all).
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_TARGETS ?=
+
+fuzz: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build demo-data
+	rm -rf .build .build-fuzz demo-data

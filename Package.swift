@@ -77,6 +77,13 @@ let package = Package(
             ],
             path: "Benchmarks/boxwood-bench"
         ),
+        // The fuzz targets (Fuzz/README.md): harnesses shared by the libFuzzer driver `boxwood-fuzz` (built with
+        // `-sanitize=fuzzer,address` by scripts/fuzz.sh; replays corpus files when built normally) and the corpus
+        // regression tests.
+        .target(name: "BoxwoodFuzzTargets", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"],
+                path: "Fuzz/Sources/BoxwoodFuzzTargets"),
+        .executableTarget(name: "boxwood-fuzz", dependencies: ["BoxwoodFuzzTargets"], path: "Fuzz/Sources/boxwood-fuzz"),
+        .testTarget(name: "BoxwoodFuzzRegressionTests", dependencies: ["BoxwoodFuzzTargets", "boxwood-fuzz"]),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),

@@ -90,7 +90,9 @@ struct ByteReader {
     }
 
     mutating func bytes(_ n: Int) -> UnsafeRawPointer? {
-        guard n >= 0, offset + n <= count else { return nil }
+        // `n` comes from the bytes being read (a WAL record's value length): compared with what is left, so that
+        // no length near Int.max can overflow `offset + n`.
+        guard n >= 0, n <= count - offset else { return nil }
         defer { offset += n }
         return base + offset
     }
