@@ -66,7 +66,8 @@ run_target() {
         elapsed=$(echo "$last" | sed -nE 's/.* time: ([0-9]+)s.*/\1/p')
         [ -n "$runs" ] && [ -n "$elapsed" ] && [ "$elapsed" -gt 0 ] && rate=$((runs / elapsed))
         cov=$(echo "$last" | grep -oE 'cov: [0-9]+ ft: [0-9]+' || true)
-        crashes=$(find "$artifacts" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$log.start" 2>/dev/null | wc -l)
+        crashes=$(find "$artifacts" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
+            ! -name '*.triage' ! -name '*.log' -newer "$log.start" 2>/dev/null | wc -l)
         [ "$crashes" -gt 0 ] && status=1
     else
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
@@ -81,10 +82,16 @@ run_target() {
         return 0
     fi
     if [ "$status" -ne 0 ]; then
-        echo "!! $target stopped with status $status; the end of its log:"
-        grep -E 'ERROR|SUMMARY|Fatal error|#[0-9]+ 0x|Test unit written|precondition|Precondition' "$log" | head -40 || true
+        if [ "$keep_going" = 1 ]; then
+            echo "!! $target: $crashes new artifact(s); triage:"
+        else
+            echo "!! $target stopped with status $status; the end of its log:"
+            grep -E 'ERROR|SUMMARY|Fatal error|#[0-9]+ 0x|Test unit written|precondition|Precondition' "$log" | head -40 || true
+        fi
         minimize_new "$target" "$artifacts"
-        return 1
+        # A run that only met known crashes passes.
+        [ "$UNKNOWN" -gt 0 ] && return 1
+        echo "   $target: only known crashes"
     fi
     return 0
 }
@@ -100,15 +107,35 @@ known_crash() {
     return 1
 }
 
-# Minimizes every crash-*/leak-*/timeout-*/oom-* artifact that has no minimized-* version yet.
+# Triage of every crash-*/leak-*/timeout-*/oom-* artifact not seen before: replays it; a crash with a known
+# signature (Fuzz/Corpus/known-crashes.txt) is only noted; of the others, the first artifact of each crashing
+# location (the first Swift frame of its stack) is minimized to minimized-<artifact>.
 minimize_new() {
-    local target=$1 artifacts=$2 crash
+    local target=$1 artifacts=$2 crash replay frame
+    local -A seen=()
+    UNKNOWN=0
     for crash in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
         [ -e "$crash" ] || continue
+        case "$crash" in *.triage | *.log) continue ;; esac
+        [ -e "$crash.triage" ] && continue
+        replay="$crash.triage"
+        # shellcheck disable=SC2046
+        (cd "$ROOT/Fuzz" && "$BINARY" "$target" $("$BINARY" "$target" --options) -timeout=30 "$crash") >"$replay" 2>&1 || true
+        if known_crash "$replay"; then
+            echo "   $(basename "$crash"): known crash ($KNOWN)"
+            continue
+        fi
+        UNKNOWN=$((UNKNOWN + 1))
+        # The first frame in a Swift module (`$s<digits><module>...`; `$ss...` is the standard library).
+        frame=$(grep -m1 -oE ' in \$s[0-9][A-Za-z0-9_]*' "$replay" | sed 's/^ in //' || true)
+        if [ -n "$frame" ] && [ -n "${seen[$frame]:-}" ]; then
+            echo "   $(basename "$crash"): same location as ${seen[$frame]} ($frame)"
+            continue
+        fi
+        [ -n "$frame" ] && seen[$frame]=$(basename "$crash")
         local minimized="$artifacts/minimized-$(basename "$crash")"
-        [ -e "$minimized" ] && continue
         minimize "$target" "$crash" "$minimized" || true
-        echo "   reproducer: $crash"
+        echo "   reproducer: $crash (${frame:-no Swift frame})"
         [ -e "$minimized" ] && echo "   minimized:  $minimized ($(wc -c <"$minimized") bytes)"
     done
 }
