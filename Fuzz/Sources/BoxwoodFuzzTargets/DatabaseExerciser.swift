@@ -206,7 +206,17 @@ enum ScratchFiles {
         }
         let path = root + "/db"
         directory = path
+        // Removed when the process exits normally (libFuzzer's own exit, a fork-mode job, a replay); a crash leaves
+        // it behind with the files that crashed.
+        atexit { ScratchFiles.removeScratchDirectory() }
         return path
+    }
+
+    /// Removes this process's scratch directory (the database directory and its parent).
+    static func removeScratchDirectory() {
+        guard let directory else { return }
+        removeDatabase(directory)
+        try? FileManager.default.removeItem(atPath: String(directory.dropLast("/db".count)))
     }
 
     /// Replaces the database directory's files with these (nil: the file is absent).
