@@ -35,9 +35,9 @@ enum SyncWireFuzzer {
             let (state, channels, updates) = structured(&input)
             reduce(updates, state: state, channelPts: channels)
         case 0x01:
-            _ = WireFuzzing.decode(UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), direction: .childToParent)
+            _ = decodeOrReport(UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), direction: .childToParent)
         default:
-            let decoded = WireFuzzing.decode(bytes, direction: .parentToChild)
+            let decoded = decodeOrReport(bytes, direction: .parentToChild)
             var channels: [PeerId: Int32] = [defaultChannel: 3]
             for dialogs in decoded.dialogs {
                 for dialog in dialogs.dialogs { if let pts = dialog.pts { channels[dialog.peerId] = pts } }
@@ -163,16 +163,27 @@ enum SyncWireFuzzer {
         }
     }
 
+    /// The wire's decode; a contract it breaks is a finding, reported by crashing (libFuzzer's report).
+    private static func decodeOrReport(_ bytes: UnsafeRawBufferPointer, direction: WireFuzzing.Direction) -> WireFuzzing.Decoded {
+        do { return try WireFuzzing.decode(bytes, direction: direction) } catch { preconditionFailure("\(error)") }
+    }
+
     // MARK: Seeds
 
     static func seeds() -> [(name: String, bytes: [UInt8])] {
         var result: [(String, [UInt8])] = []
-        let parent = WireFuzzing.sampleParentLines()
+        let parent: [[UInt8]], child: [[UInt8]]
+        do {
+            parent = try WireFuzzing.sampleParentLines()
+            child = try WireFuzzing.sampleChildLines()
+        } catch {
+            preconditionFailure("the wire's own samples do not encode: \(error)")
+        }
         result.append(("seed-parent-all", parent.flatMap { $0 }))
         // Pushes alone, and a few small streams (a push, then an answer) so that mutations stay near valid lines.
         result.append(("seed-parent-pushes", parent.prefix(8).flatMap { $0 }))
         for (i, line) in parent.prefix(3).enumerated() { result.append(("seed-parent-\(i)", line)) }
-        result.append(("seed-child-all", [0x01] + WireFuzzing.sampleChildLines().flatMap { $0 }))
+        result.append(("seed-child-all", [0x01] + child.flatMap { $0 }))
         // Structured: the default cursor, one channel, a batch of each format.
         var structured: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x07]
         for format in 0..<7 { structured += [UInt8(format), 0x03, 0x00, 0x05, 0x05, 0x07, 0x05, 0x05, 0x01, 0x05, 0x05] }

@@ -88,7 +88,11 @@ enum WALRecordFuzzer {
         DatabaseExerciser.run(path, steps: DatabaseExerciser.Steps(readOnly: flags & (1 << 5) != 0, write: flags & (1 << 6) != 0))
         // The operation decoder on its own (after the engine, so that a crash shows the engine's own path first),
         // for the payloads replay did not reach (after a malformed or out-of-sequence record).
-        for payload in payloads { _ = payload.withUnsafeBytes { FuzzingSupport.decodeWALPayload($0) } }
+        for payload in payloads {
+            do { _ = try payload.withUnsafeBytes { (bytes) throws(FuzzingSupport.Violation) in try FuzzingSupport.decodeWALPayload(bytes) } } catch {
+                preconditionFailure("\(error)")   // a finding: libFuzzer reports the crash
+            }
+        }
     }
 
     /// The records of the `tables-and-wal` seed database (one transaction per kind of operation), all together

@@ -158,23 +158,33 @@ public enum FuzzingSupport {
 
     // MARK: WAL decoders
 
+    /// A decoder broke its contract on fuzzed bytes: the harness reports it as a finding.
+    public struct Violation: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// Decodes the operations of a WAL record payload as replay does (`ByteReader.operation()`): the number of
-    /// operations, or nil when the payload is malformed.
-    public static func decodeWALPayload(_ payload: UnsafeRawBufferPointer) -> Int? {
+    /// operations, or nil when the payload is malformed. Throws when a decoded operation lends bytes from outside
+    /// the payload (`ByteReader` bounds every slice by what is left, so this never happens unless it regresses).
+    public static func decodeWALPayload(_ payload: UnsafeRawBufferPointer) throws(Violation) -> Int? {
         guard let base = payload.baseAddress else { return 0 }
+        func inside(_ slice: UnsafeRawBufferPointer) -> Bool {
+            guard let start = slice.baseAddress else { return slice.isEmpty }
+            return start >= base && slice.count <= payload.count - (start - base)
+        }
         var reader = ByteReader(base, count: payload.count)
         var count = 0
         while !reader.isAtEnd {
             guard let operation = reader.operation() else { return nil }
+            let lent: [UnsafeRawBufferPointer]
             switch operation {
-            case let .set(_, _, key, value):
-                precondition(key.count <= payload.count && value.count <= payload.count, "WAL operation lends bytes outside its payload")
-            case let .remove(_, key, _):
-                precondition(key.count <= payload.count, "WAL operation lends bytes outside its payload")
-            case let .removeRange(_, low, high):
-                precondition(low.count + high.count <= payload.count, "WAL operation lends bytes outside its payload")
-            case .removeAll, .removeTable, .renameTable, .setMasterClientId:
-                break
+            case let .set(_, _, key, value): lent = [key, value]
+            case let .remove(_, key, _): lent = [key]
+            case let .removeRange(_, low, high): lent = [low, high]
+            case .removeAll, .removeTable, .renameTable, .setMasterClientId: lent = []
+            }
+            guard lent.allSatisfy(inside) else {
+                throw Violation(description: "WAL operation \(count) lends bytes outside its \(payload.count)-byte payload")
             }
             count += 1
         }

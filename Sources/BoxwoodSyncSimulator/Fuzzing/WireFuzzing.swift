@@ -19,6 +19,11 @@ public enum WireFuzzing {
         case childToParent
     }
 
+    /// The wire broke its contract on bytes it accepted (or the harness could not run): the fuzzer reports it.
+    public struct Violation: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// What the reader decoded from one stream.
     public struct Decoded: Sendable {
         /// Lines that decoded.
@@ -39,14 +44,15 @@ public enum WireFuzzing {
 
     /// Runs `bytes` through a ``LineChannel`` reading a pipe (the child's reader for `.parentToChild`, the parent's
     /// for `.childToParent`) until the channel ends, and returns what decoded. Every decoded message is encoded
-    /// again and decoded back, and must come back equal (the wire is lossless for everything it accepts).
-    public static func decode(_ bytes: UnsafeRawBufferPointer, direction: Direction) -> Decoded {
+    /// again and decoded back, and must come back equal (the wire is lossless for everything it accepts); a message
+    /// that does not is thrown as a ``Violation``.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, direction: Direction) throws(Violation) -> Decoded {
         switch direction {
         case .parentToChild:
-            let messages: [ParentMessage] = run(bytes)
+            let messages: [ParentMessage] = try run(bytes)
             var decoded = Decoded()
             for message in messages {
-                checkRoundTrip(message)
+                try checkRoundTrip(message)
                 decoded.messages += 1
                 switch message {
                 case let .push(_, event):
@@ -69,10 +75,10 @@ public enum WireFuzzing {
             }
             return decoded
         case .childToParent:
-            let messages: [ChildMessage] = run(bytes)
+            let messages: [ChildMessage] = try run(bytes)
             var decoded = Decoded()
             for message in messages {
-                checkRoundTrip(message)
+                try checkRoundTrip(message)
                 decoded.messages += 1
             }
             return decoded
@@ -80,7 +86,7 @@ public enum WireFuzzing {
     }
 
     /// One JSON line of each kind of message a parent writes, for seed corpora.
-    public static func sampleParentLines() -> [[UInt8]] {
+    public static func sampleParentLines() throws(Violation) -> [[UInt8]] {
         let peer = PeerId(namespace: PeerId.Namespace(0), id: PeerId.Id(7))
         let channel = PeerId(namespace: PeerId.Namespace(2), id: PeerId.Id(9))
         let group = PeerId(namespace: PeerId.Namespace(1), id: PeerId.Id(4))
@@ -141,11 +147,11 @@ public enum WireFuzzing {
             .command(id: 4, command: .statistics),
             .command(id: 5, command: .exit),
         ]
-        return messages.map(encodeLine)
+        return try messages.map { (message) throws(Violation) in try encodeLine(message) }
     }
 
     /// One JSON line of each kind of message a child writes, for seed corpora.
-    public static func sampleChildLines() -> [[UInt8]] {
+    public static func sampleChildLines() throws(Violation) -> [[UInt8]] {
         let peer = PeerId(namespace: PeerId.Namespace(0), id: PeerId.Id(7))
         let mutation = ClientMutationId(clientId: 1, sequence: 2)
         let messages: [ChildMessage] = [
@@ -161,39 +167,37 @@ public enum WireFuzzing {
             .reply(command: 2, reply: .statistics(SyncStatistics())),
             .reply(command: 3, reply: .failed("e")),
         ]
-        return messages.map(encodeLine)
+        return try messages.map { (message) throws(Violation) in try encodeLine(message) }
     }
 
-    private static func encodeLine<T: Encodable>(_ message: T) -> [UInt8] {
-        // The samples are built above from valid values: encoding them cannot fail.
-        guard let data = try? JSONEncoder().encode(message) else { preconditionFailure("unencodable sample \(message)") }
+    private static func encodeLine<T: Encodable>(_ message: T) throws(Violation) -> [UInt8] {
+        guard let data = try? JSONEncoder().encode(message) else { throw Violation(description: "unencodable sample \(message)") }
         return [UInt8](data) + [UInt8(ascii: "\n")]
     }
 
     /// Encodes `message` as the sender does and decodes it back as the receiver does: a lossy wire would make the
     /// two processes disagree about what was sent.
-    private static func checkRoundTrip<T: Codable & Equatable>(_ message: T) {
+    private static func checkRoundTrip<T: Codable & Equatable>(_ message: T) throws(Violation) {
         guard let data = try? JSONEncoder().encode(message) else {
-            preconditionFailure("a decoded wire message does not encode again: \(message)")
+            throw Violation(description: "a decoded wire message does not encode again: \(message)")
         }
         guard let again = try? JSONDecoder().decode(T.self, from: data) else {
-            preconditionFailure("a decoded wire message does not decode after encoding: \(String(decoding: data, as: UTF8.self))")
+            throw Violation(description: "a decoded wire message does not decode after encoding: \(String(decoding: data, as: UTF8.self))")
         }
-        precondition(again == message, "a wire message changed in an encode/decode round trip: \(message) became \(again)")
+        guard again == message else {
+            throw Violation(description: "a wire message changed in an encode/decode round trip: \(message) became \(again)")
+        }
     }
 
     /// Feeds `bytes` to a channel over a pipe and collects the messages it decodes until it ends.
-    private static func run<Incoming: Decodable & Sendable>(_ bytes: UnsafeRawBufferPointer) -> [Incoming] {
+    private static func run<Incoming: Decodable & Sendable>(_ bytes: UnsafeRawBufferPointer) throws(Violation) -> [Incoming] {
         let collected = Collected<Incoming>()
         let ended = DispatchSemaphore(value: 0)
-        let pipe: PipeDescriptors
-        let sink: PipeDescriptors
-        do {
-            pipe = try PipeDescriptors()
-            sink = try PipeDescriptors()
-        } catch {
-            preconditionFailure("cannot make a pipe: \(error)")
+        func makePipe() throws(Violation) -> PipeDescriptors {
+            do { return try PipeDescriptors() } catch { throw Violation(description: "cannot make a pipe: \(error)") }
         }
+        let pipe = try makePipe()
+        let sink = try makePipe()
         let channel = LineChannel<Incoming, NothingSent>(input: pipe.readEnd, output: sink.writeEnd, label: "fuzz")
         let writeEnd = pipe.writeEnd
         // Nothing is ever sent on the channel's output: the other end of that pipe closes right away.
