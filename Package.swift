@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "BoxwoodStore", targets: ["BoxwoodStore"]),
+        .library(name: "BoxwoodFullText", targets: ["BoxwoodFullText"]),
         .library(name: "Boxwood", targets: ["Boxwood"]),
         .library(name: "BoxwoodSync", targets: ["BoxwoodSync"]),
         .library(name: "BoxwoodSyncSimulator", targets: ["BoxwoodSyncSimulator"]),
@@ -32,10 +33,15 @@ let package = Package(
         // A pure-Swift LZ4 block codec (the same bytes as liblz4's block format; builds on every platform).
         .target(name: "BoxwoodLZ4"),
         .target(name: "BoxwoodStore", dependencies: [.target(name: "CLZ4", condition: .when(platforms: [.linux])), "BoxwoodLZ4", "CPrefetch", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Atomics", package: "swift-atomics")]),
-        .target(name: "Boxwood", dependencies: ["BoxwoodStore"]),
-        .target(name: "BoxwoodSync", dependencies: ["Boxwood"]),
+        // The full-text index, built on the engine's tables (see docs/full-text-index.md).
+        .target(name: "BoxwoodFullText", dependencies: ["BoxwoodStore", "BoxwoodPlatform"]),
+        // Test doubles of the engine's file seam: a simulated disk that loses unsynced writes on a power cut, and
+        // files that fail on command. Used by the tests and the crash workload; no shipped product contains it.
+        .target(name: "BoxwoodStoreTesting", dependencies: ["BoxwoodStore", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "Boxwood", dependencies: ["BoxwoodStore", "BoxwoodFullText", "BoxwoodPlatform"]),
+        .target(name: "BoxwoodSync", dependencies: ["BoxwoodStore", "Boxwood"]),
         // A deterministic simulated server (with a fault layer) for testing the sync engine.
-        .target(name: "BoxwoodSyncSimulator", dependencies: ["BoxwoodSync", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "BoxwoodSyncSimulator", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         // A sync client in its own process, over the simulator's process transport (the kill-and-restart sync test).
         .executableTarget(name: "boxwood-sync-child", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform"]),
         .executableTarget(
@@ -46,6 +52,7 @@ let package = Package(
                 "BoxwoodSync",
                 "BoxwoodSyncSimulator",
                 "BoxwoodPlatform",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -66,6 +73,7 @@ let package = Package(
             name: "boxwood-bench",
             dependencies: [
                 "BoxwoodStore",
+                "BoxwoodFullText",
                 "Boxwood",
                 "BoxwoodPlatform",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -84,12 +92,12 @@ let package = Package(
                 path: "Fuzz/Sources/BoxwoodFuzzTargets"),
         .executableTarget(name: "boxwood-fuzz", dependencies: ["BoxwoodFuzzTargets"], path: "Fuzz/Sources/boxwood-fuzz"),
         .testTarget(name: "BoxwoodFuzzRegressionTests", dependencies: ["BoxwoodFuzzTargets", "boxwood-fuzz"]),
-        .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
-        .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
-        .testTarget(name: "BoxwoodTests", dependencies: ["Boxwood"]),
-        .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["BoxwoodSyncSimulator"]),
-        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", "boxwood-sync-child"]),
-        .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", "boxwood-crash-child", "boxwood-process-child"]),
+        .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodFullText", "BoxwoodStoreTesting", "BoxwoodCrashWorkload"]),
+        .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "BoxwoodFullText", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
+        .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "Boxwood"]),
+        .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
+        .testTarget(name: "BoxwoodSyncTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-sync-child"]),
+        .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-crash-child", "boxwood-process-child"]),
         .testTarget(name: "BoxwoodPlatformTests", dependencies: ["BoxwoodPlatform"]),
         // liblz4 is here only to prove that both codecs write and read the same bytes.
         .testTarget(name: "BoxwoodLZ4Tests", dependencies: ["BoxwoodLZ4", "BoxwoodStore", .target(name: "CLZ4", condition: .when(platforms: [.linux]))]),

@@ -134,7 +134,12 @@ lazyfs_running() {
     [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 1
     state=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1) || return 1
     [ "$state" != Z ] && [ "$state" != X ] || return 1
-    grep -qa lazyfs "/proc/$pid/cmdline" 2>/dev/null
+    # The command line tells LazyFS from a later process that reused the pid. It reads as empty while the process
+    # is between fork and exec or inside execve (a window a loaded machine stretches to tens of milliseconds):
+    # that is still the process just started, not a sign it ended.
+    local cmdline
+    cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+    [ -z "$cmdline" ] || [[ $cmdline == *lazyfs* ]]
 }
 
 # True when $1 is a mount point in /proc/self/mounts (also a dead FUSE mount, which stat-based tools miss).

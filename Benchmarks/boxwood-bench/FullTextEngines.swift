@@ -1,4 +1,5 @@
 import BoxwoodStore
+import BoxwoodFullText
 
 /// A full-text index the `full-text` workload can time: Boxwood's (`ValueBox.fullText*`) or SQLite FTS5.
 /// Writes happen inside a batch (`beginBatch` … `commitBatch`), one transaction of the engine; queries run

@@ -1,4 +1,5 @@
 import BoxwoodStore
+import BoxwoodFullText
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-@_exported import BoxwoodStore
+import BoxwoodStore
 
 /// The Postbox layer (tables, transactions, live views) lives in this module. It builds on `BoxwoodStore`.
 public enum BoxwoodLayer {

@@ -1,4 +1,4 @@
-@_exported import Boxwood
+import Boxwood
 
 /// The state-sync layer (update pipeline, gap detection, getDifference) lives in this module.
 public enum BoxwoodSyncLayer {

@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// getDifference and getChannelDifference, answered from the logs.
 extension ServerState {

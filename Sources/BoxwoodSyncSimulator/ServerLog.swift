@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// What one entry of the account's event log records.
 enum AccountLogEvent {

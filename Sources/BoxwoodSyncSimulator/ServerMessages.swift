@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// Creating messages in each box, and the users and chats an update refers to.
 extension ServerState {

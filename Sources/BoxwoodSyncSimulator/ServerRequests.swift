@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// The read requests (dialogs, history) and the exactly-once mutations (send, read).
 extension ServerState {

@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// Building the world the simulation starts from.
 extension ServerState {

@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// One chat's authoritative state on the server.
 struct ChatRecord {

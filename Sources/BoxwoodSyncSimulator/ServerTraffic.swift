@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// The kinds of events the simulated traffic is made of.
 public enum SimulatedEventKind: String, CaseIterable, Hashable, Sendable {

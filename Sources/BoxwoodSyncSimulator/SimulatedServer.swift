@@ -1,5 +1,6 @@
 import BoxwoodSync
 import Foundation
+import Boxwood
 
 /// A deterministic simulated Telegram-like server: one account, its users, groups, channels and secret chats, the
 /// account's pts/qts/seq boxes and each channel's pts, an event log serving getDifference, seeded random traffic

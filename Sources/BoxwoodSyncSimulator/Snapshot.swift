@@ -1,4 +1,5 @@
 import BoxwoodSync
+import Boxwood
 
 /// One chat's authoritative state at a snapshot.
 public struct SimulatedChatSnapshot: Hashable, Sendable {

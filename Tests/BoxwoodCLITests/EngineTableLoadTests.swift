@@ -1,6 +1,7 @@
 import BoxwoodStore
 import Foundation
 import Testing
+import BoxwoodFullText
 
 /// `boxwood load` and tables the engine keeps for itself, and the note a later command prints after a writer
 /// stopped mid-write (issue 22: hostile input never crashes, hangs or silently loses data).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BoxwoodStore
+import BoxwoodStoreTesting
 
 /// A database's contents as a model: table → key → value.
 typealias ContentModel = [ValueBoxTable: [[UInt8]: [UInt8]]]

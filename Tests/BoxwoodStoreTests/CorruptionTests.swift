@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import BoxwoodCrashWorkload
 @testable import BoxwoodStore
+import BoxwoodStoreTesting
 
 // Bit rot and stray writes: random bit flips and random sector overwrites in the data file and the WAL of
 // a database with history (checkpointed pages, free pages, a WAL holding acknowledged commits). After each

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import BoxwoodStoreTesting
+@testable import BoxwoodFullText
 @_spi(EngineTables) @testable import BoxwoodStore
 
 /// What is in the database directory besides the database (issue 22: hostile input never crashes, hangs or

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import BoxwoodStore
+@testable import BoxwoodFullText
 
 // Model-based randomized test of the full-text index: random sets, replacements and removals of documents
 // mixing Latin (with diacritics), Cyrillic, CJK and emoji, in transactions that commit or abort, with

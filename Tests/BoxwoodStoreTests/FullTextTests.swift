@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import BoxwoodStore
+@testable import BoxwoodFullText
 
 /// Fixed-expectation tests of the full-text index API: matching, order, replacement, filters, removal,
 /// transactions and bad input.

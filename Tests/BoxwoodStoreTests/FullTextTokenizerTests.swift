@@ -1,5 +1,6 @@
 import Testing
 @testable import BoxwoodStore
+@testable import BoxwoodFullText
 
 /// Fixed expectations for ``FullTextTokenizer`` and the query parser.
 @Suite struct FullTextTokenizerTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import BoxwoodCrashWorkload
 @testable import BoxwoodStore
+import BoxwoodStoreTesting
 
 // Injected ENOSPC / EIO on writes, truncations and fsyncs at random points of commits, checkpoints, WAL
 // resets and recoveries. A commit that throws must leave nothing behind; the box must keep working without

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import BoxwoodCrashWorkload
 @testable import BoxwoodStore
+import BoxwoodStoreTesting
 
 // Power-cut simulation: the engine runs on a `SimulatedDisk`; the power goes off at a random mutating
 // operation (inside a commit, a checkpoint, a WAL reset, a recovery or the creation of the database); the

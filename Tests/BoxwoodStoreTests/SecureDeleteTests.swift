@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BoxwoodStore
+@testable import BoxwoodFullText
 
 // Secure delete: after `remove(secure: true)` and the next checkpoint, no copy of the removed key or value
 // is left in the data file or the WAL. The tests plant random (incompressible) markers, prove that a raw

@@ -1,5 +1,6 @@
 import BoxwoodSync
 import BoxwoodSyncSimulator
+import Boxwood
 
 /// An in-memory client that applies differences and pushes the way a correct client does, checking pts, qts, seq
 /// and channel-pts continuity as it goes; its model can be compared with a server snapshot.

@@ -1,6 +1,7 @@
 import BoxwoodSync
 import BoxwoodSyncSimulator
 import Testing
+import Boxwood
 
 @Suite struct SimulatedServerTests {
     // MARK: Helpers

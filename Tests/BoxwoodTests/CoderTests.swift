@@ -1,5 +1,6 @@
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// An object exercising every field type.
 private struct EverythingObject: PostboxCoding, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 @Suite struct HistoryHoleTableTests {
     let p1 = peer(1)

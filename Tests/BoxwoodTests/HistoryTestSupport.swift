@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// A value box in a temporary directory with the history tables on it, and transactions run the way Postbox ends
 /// them (replay, change record, reset, flush, commit).

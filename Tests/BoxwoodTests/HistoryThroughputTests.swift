@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// Prints the rate of `addMessages` through the whole end-of-transaction path (chat-list replay, total unread,
 /// flush, commit with `.normal` durability): one message per value-box transaction, and 1,000 per transaction.

@@ -1,5 +1,6 @@
 import Testing
 import Boxwood
+import BoxwoodStore
 
 @Suite struct HoleRangesTests {
     /// The set's invariants: ascending, disjoint, at least one id between neighbours, inside the valid ids.

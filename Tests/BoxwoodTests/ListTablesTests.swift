@@ -1,5 +1,6 @@
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 @Suite struct PreferencesTableTests {
     func key(_ value: Int32) -> ValueBoxKey {

@@ -1,5 +1,6 @@
 import Testing
 import Boxwood
+import BoxwoodStore
 
 private struct CodableSample: Codable, Equatable {
     enum Kind: Codable, Equatable { case a(Int), b(String, [Double]) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// A plain model of what the history tables store: messages by id, id counters, global and globally-unique id maps.
 private struct HistoryModel {

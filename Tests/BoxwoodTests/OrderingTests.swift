@@ -1,5 +1,6 @@
 import Testing
 import Boxwood
+import BoxwoodStore
 
 /// The orderings Postbox sorts history and the chat list by, checked against hand-written tuple comparisons.
 @Suite struct OrderingTests {

@@ -1,5 +1,6 @@
 import Testing
 import Boxwood
+import BoxwoodStore
 
 @Suite struct PeerIdTests {
     static let edgeIds: [Int64] = [

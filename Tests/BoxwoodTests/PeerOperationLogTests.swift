@@ -1,5 +1,6 @@
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// A merged operation in comparable form: (peer, tag, local index, merged index, payload) for appends and
 /// contents updates, (tag, merged indices) for removes.

@@ -1,5 +1,6 @@
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 @Suite struct MetadataTableTests {
     @Test func valuesRoundTripAcrossCommitAndReopen() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// The peer, contact, message, ordered-list and unsent views under random transactions: after each, every live
 /// view equals a view built afresh from the tables, and a view emitted exactly when what it shows changed.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// The peer, contact, message, ordered-list and unsent views: first snapshot, an update after a relevant
 /// transaction, and no emission after irrelevant ones.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// Collects the change records an observer receives (the observer runs on the Postbox queue).
 final class ChangeLog: @unchecked Sendable {

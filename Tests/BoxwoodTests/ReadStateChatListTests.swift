@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// Unread counters, chat-list order and total unread states against a model, under random message adds, deletes,
 /// updates, reads, marks, pinning and inclusion changes.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// A database directory with one value box and every table of the peers branch on it, driven like Postbox
 /// drives them: `transaction` runs `begin`, the body, every table's `beforeCommit()` and `commit`.

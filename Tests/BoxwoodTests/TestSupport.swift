@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Boxwood
+import BoxwoodStore
 
 /// The seed of a randomized test: BOXWOOD_SEED, or a fresh random one. Printed by each test so a failure
 /// replays with `BOXWOOD_SEED=<seed> swift test --filter <test>`.

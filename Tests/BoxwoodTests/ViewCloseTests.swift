@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 /// Live views and `Postbox.close()`: closing ends every live stream (a consumer's `for await` returns), drops
 /// every registration, and subscribing, disposing and committing from other tasks while the Postbox closes

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Boxwood
+import BoxwoodStore
 
 @Suite(.timeLimit(.minutes(1))) struct ViewTests {
     init() {

@@ -1,5 +1,6 @@
 import Boxwood
 import BoxwoodSync
+import BoxwoodStore
 
 /// `postbox-decoder`: arbitrary bytes as an encoded Postbox object, through the public API of the `Boxwood`
 /// module: validation, every typed field read, registry and typed object decoding (Boxwood's model types and the

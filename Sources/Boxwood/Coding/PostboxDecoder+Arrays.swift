@@ -1,3 +1,4 @@
+import BoxwoodStore
 extension PostboxDecoder {
     /// Reads `count` fixed-size little-endian elements after the Int32 count at `offset`.
     @inline(__always) private func fixedWidthArray<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> [T]? {

@@ -1,3 +1,4 @@
+import BoxwoodStore
 extension PostboxDecoder {
     /// The object whose header starts at `offset`: its type hash and a decoder over its body.
     @inline(__always) func objectPayload(at offset: Int, key: String) throws(PostboxDecodingError) -> (hash: Int32, decoder: PostboxDecoder) {

@@ -1,4 +1,5 @@
 import BoxwoodPlatform
+import BoxwoodStore
 
 /// A field found by key: its type tag and where its payload starts.
 struct FieldValue {

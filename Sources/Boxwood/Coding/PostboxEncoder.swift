@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Writes values as a list of named, type-tagged fields (the format in `docs/coding-format.md`).
 ///
 /// An encoder is reusable: ``reset()`` rewinds it and keeps its memory. Nested objects are written in place

@@ -1,4 +1,5 @@
 import Dispatch
+import BoxwoodStore
 
 /// The Postbox layer over one database directory: typed tables on a `ValueBox`, run on one serial queue,
 /// with atomic transactions that record exactly what changed (``PostboxChanges``).

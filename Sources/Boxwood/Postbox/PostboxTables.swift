@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Every table of a Postbox, over one value box.
 final class PostboxTables {
     let metadata: MetadataTable

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Preferences and ordered item lists.
 extension Transaction {
     public func getPreferencesEntry(key: ValueBoxKey) throws -> (any PreferencesEntry)? { try tables.preferences.get(key) }

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Full information about peers, fetched on demand (table 18, int64 keys): PeerId → the root-encoded
 /// `CachedPeerData` (its concrete type registered with `declareEncodable`).
 ///

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 8: each peer's chat-list state (Postbox's `ChatListIndexTable`): its inclusion (group, pinning, minimum
 /// timestamp) and its top message as last placed in the chat list. Int64 keys (the PeerId) → little-endian value:
 ///

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 9: the chat list, ordered (Postbox's `ChatListTable`). Binary keys (24 bytes, big-endian):
 ///
 /// `groupId(4) ‖ pinKey UInt16(2) ‖ timestamp(4) ‖ namespace UInt8(1) ‖ id(4) ‖ peerId(8) ‖ type(1)`

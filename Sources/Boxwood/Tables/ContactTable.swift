@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The contact list (table 16, binary keys): the 8-byte big-endian packed PeerId → an empty value.
 ///
 /// The whole set is cached after the first read. ``replace(_:)`` changes the cached set; ``beforeCommit()``

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 3: account-wide message ids (Postbox's `GlobalMessageIdsTable`). Int64 keys: the global Int32 id
 /// (sign-extended) → `peerId Int64 LE ‖ namespace Int32 LE`. Only messages of the
 /// ``MessageHistoryConfiguration/globalMessageIdsNamespaces`` pairs are indexed. Write-through.

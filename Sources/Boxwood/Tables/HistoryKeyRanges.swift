@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Ordered reads over tables whose keys are `prefix ‖ timestamp(4) ‖ id(4)` with one prefix per message
 /// namespace (the history table 7: `peerId ‖ namespace`; the tags table 12: `peerId ‖ tag ‖ namespace`).
 ///

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Types shared by the message-history tables: the stored message record, the change records every table
 /// accumulates during a transaction, the configuration taken from Postbox's `SeedConfiguration`, and small
 /// byte helpers for keys and hand-rolled values.

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 56: holes — closed ranges of message ids that may exist on the server but are not stored (Postbox's
 /// `MessageHistoryHoleIndexTable`). Binary keys `peerId(8) ‖ namespace(4) ‖ space UInt32(4) ‖ upper id(4)`
 /// (big-endian; space 0 = everywhere, otherwise the tag bits) → `lower id Int32 LE`.

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 4: which messages exist, by id (Postbox's `MessageHistoryIndexTable`). Binary keys
 /// `peerId(8) ‖ namespace(4) ‖ id(4)` (big-endian) → `flags(1) ‖ timestamp Int32 LE(4)`; flag 0x01 = incoming,
 /// 0x02 = counted as incoming. Turns a ``MessageId`` into its ``MessageIndex`` (the key of the history table).

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 10: counters and flags of the history (Postbox's `MessageHistoryMetadataTable`). Binary keys: global keys
 /// start with a 1-byte prefix, per-peer keys are `peerId(8) ‖ prefix(1) ‖ …`. Values are little-endian.
 ///

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 14: each chat's read states, per message namespace (Postbox's `MessageHistoryReadStateTable`). Int64 keys
 /// (the PeerId) → the ``CombinedPeerReadState`` object's fields (PostboxEncoder, not root-wrapped: `n` the
 /// namespaces ascending, `s` the ``PeerReadState`` objects).

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 7: the messages (Postbox's `MessageHistoryTable`). Binary keys
 /// `peerId(8) ‖ namespace(4) ‖ timestamp(4) ‖ id(4)` (big-endian, 20 bytes) → the ``StoredMessage`` fields
 /// (PostboxEncoder, see `docs/postbox-tables-history.md`).

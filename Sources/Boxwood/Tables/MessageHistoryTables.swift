@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The message-history tables wired together, and the end-of-transaction steps in Postbox's order (§4.2 of the
 /// reference): ``prepareCommit()`` (chat-list replay, then total unread states) before the change record is
 /// built from the accumulators, then ``resetChanges()``, then ``beforeCommit()`` (write-back flushes) before the

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Table 12: messages by tag (Postbox's `MessageHistoryTagsTable`). Binary keys
 /// `peerId(8) ‖ tag UInt32(4) ‖ namespace(4) ‖ timestamp(4) ‖ id(4)` (big-endian) → empty value, one entry per tag
 /// bit of each message. Write-through.

@@ -1,3 +1,5 @@
+import BoxwoodFullText
+import BoxwoodStore
 /// Table 41: message text search (Postbox's `MessageHistoryTextIndexTable`), on the engine's full-text index
 /// (`docs/full-text-index.md`). One item per message with non-empty text: collection id `"p<peer>"`, item id
 /// `"p<peer>a<namespace>b<id>"` (the peer as the unsigned decimal of its packed Int64), tags `"t<bit>"` for each tag

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// A change of the unsent-message index in a transaction (Postbox's `IntermediateMessageHistoryUnsentOperation`).
 public enum UnsentMessageOperation: Hashable, Sendable {
     /// A message waiting to be sent was stored at this index.

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Postbox's metadata (table 0, int64 keys): the schema version, the account state, the
 /// TransactionStateVersion and MasterClientId mirrors and the remote contact count.
 ///

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// One item of an ordered item list.
 public struct OrderedItemListEntry {
     /// The item's id, unique in its list (up to `ValueBox.maxKeySize − 4` bytes).

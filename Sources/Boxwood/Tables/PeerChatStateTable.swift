@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Per-peer chat state kept by the app (for example a channel's pts) (table 13, int64 keys): PeerId → the bytes
 /// of a ``CodableEntry`` (its `data`, a field list whose field `"_"` holds the value).
 ///

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// One position of a tag's merged queue.
 struct PeerMergedOperationLogIndexEntry: Equatable {
     let mergedIndex: Int32

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// A change of one peer's notification settings in a transaction.
 public struct PeerNotificationSettingsUpdate {
     /// The settings before the transaction's first change (nil: none were stored).

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The counters of the operation log (table 29, binary keys):
 ///
 /// - `0x00 ‖ peerId Int64 BE ‖ tag UInt8` → the next automatic tag-local index of (peer, tag), Int32 LE;

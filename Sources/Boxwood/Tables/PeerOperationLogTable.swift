@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The kind of a queued operation (the app defines the values: synchronize read state, upload media…).
 public struct PeerOperationLogTag: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

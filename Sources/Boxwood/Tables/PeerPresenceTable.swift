@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Peers' online status (table 20, int64 keys): PeerId → the root-encoded `PeerPresence` (its concrete type
 /// registered with `declareEncodable`).
 ///

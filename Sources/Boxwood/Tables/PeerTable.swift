@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Peers by id (table 2, int64 keys): PeerId → the root-encoded `Peer` (its concrete type registered with
 /// `declareEncodable`).
 ///

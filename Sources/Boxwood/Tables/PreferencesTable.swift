@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// A change of the preferences table in a transaction.
 public enum PreferencesOperation {
     /// `key` was set to `entry`.

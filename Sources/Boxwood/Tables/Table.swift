@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The base of every Postbox-layer table: an engine table (some tables use a few) on the shared value box,
 /// and the two hooks the transaction machinery calls.
 ///

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Helpers shared by the Postbox-layer tables: key builders, bounds-checked raw integers, root-object values,
 /// and the write-back cache.
 

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The account state. (`@unchecked Sendable`: the state object is never mutated after it is stored.)
 public struct PostboxStateView: PostboxView, @unchecked Sendable {
     public let state: (any PostboxCoding)?

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// An immutable snapshot of one live query, handed to consumers.
 public protocol PostboxView: Sendable {}
 

@@ -108,6 +108,17 @@ extension ValueBox {
     /// True between `beginRead()` and `endRead()`.
     public var isInReadSnapshot: Bool { inExplicitRead }
 
+    /// Runs `body` with every read it makes seeing one snapshot: the open transaction or read snapshot when
+    /// there is one, otherwise the newest commit as of this call (pinned for the duration of `body`, like a
+    /// ``beginRead()`` … ``endRead()`` pair that cannot be left open). For a layer whose one logical read is
+    /// several engine reads (the full-text index's posting lists and documents). `body` must not begin or end
+    /// a transaction.
+    public func withSnapshot<R>(_ body: () throws(BoxwoodError) -> R) throws(BoxwoodError) -> R {
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
+        return try body()
+    }
+
     /// Starts a read call: outside a transaction or snapshot it pins one for the call. Returns whether it did
     /// (pass that to `exitRead`).
     @inline(__always)

@@ -7,14 +7,19 @@ extension ValueBox {
     /// bit flipped so that byte order is numeric order.
     @inline(__always)
     func withInternalKey<R>(_ keyType: ValueBoxKeyType, _ key: ValueBoxKey, _ body: (UnsafeRawPointer, Int) throws(BoxwoodError) -> R) throws(BoxwoodError) -> R {
-        let length = key.length
+        try withInternalKey(keyType, UnsafeRawPointer(key.storage.memory), key.length, body)
+    }
+
+    /// `withInternalKey` of a key given as raw bytes (`key` is readable for `length` bytes).
+    @inline(__always)
+    func withInternalKey<R>(_ keyType: ValueBoxKeyType, _ key: UnsafeRawPointer, _ length: Int, _ body: (UnsafeRawPointer, Int) throws(BoxwoodError) -> R) throws(BoxwoodError) -> R {
         switch keyType {
         case .binary:
             if length > ValueBox.maxKeySize { throw .keyTooLarge(length: length, limit: ValueBox.maxKeySize) }
-            return try body(UnsafeRawPointer(key.storage.memory), length)
+            return try body(key, length)
         case .int64:
             if length != 8 { throw .invalidInt64Key(length: length) }
-            var flipped = key.storage.memory.loadUnaligned(as: UInt64.self) ^ (UInt64(0x80).littleEndian)
+            var flipped = key.loadUnaligned(as: UInt64.self) ^ (UInt64(0x80).littleEndian)
             return try withUnsafeBytes(of: &flipped) { (raw) throws(BoxwoodError) -> R in try body(raw.baseAddress!, 8) }
         }
     }
@@ -54,6 +59,18 @@ extension ValueBox {
         _ = try existingTable(table)
         try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) in
             try put(table.id, table.keyType, k, n, bytes.baseAddress ?? UnsafeRawPointer(cellBuffer), bytes.count)
+        }
+    }
+
+    /// Inserts or replaces the value of a key given as raw bytes (the bytes a ``ValueBoxKey`` would hold), without
+    /// making a ``ValueBoxKey``: for callers that write many keys built in one scratch buffer.
+    public func set(_ table: ValueBoxTable, keyBytes: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer) throws(BoxwoodError) {
+        try checkWritable()
+        try table.requireWritableId()
+        _ = try existingTable(table)
+        let anyAddress = UnsafeRawPointer(cellBuffer)
+        try withInternalKey(table.keyType, keyBytes.baseAddress ?? anyAddress, keyBytes.count) { (k, n) throws(BoxwoodError) in
+            try put(table.id, table.keyType, k, n, bytes.baseAddress ?? anyAddress, bytes.count)
         }
     }
 

@@ -175,7 +175,11 @@ public final class ValueBox {
         if suspended { throw .suspended(path: path) }
     }
 
-    func checkWritable() throws(BoxwoodError) {
+    /// Throws unless a write transaction is open on a usable, writable value box — the check every mutation
+    /// makes first. For a layer that reads before it writes (the full-text index) and must fail the same way
+    /// a mutation would, before its reads.
+    @_spi(EngineTables)
+    public func checkWritable() throws(BoxwoodError) {
         try checkUsable()
         if options.readOnly { throw .readOnly(path: path) }
         if !inTransaction { throw .noActiveTransaction }

@@ -97,7 +97,7 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .readOnly(path):
             return "\(path) is open read-only"
         case let .invalidFullTextTable(id):
-            return "full-text table id \(id) is outside 0..<\(ValueBoxFullTextTable.idLimit)"
+            return "full-text table id \(id) is outside 0..<\(1 << 27)"   // ValueBoxFullTextTable.idLimit (BoxwoodFullText)
         case let .reservedTableId(id):
             return "table id \(id) is reserved: negative table ids belong to the engine (use ids from 0 up)"
         case let .symbolicLink(path):

@@ -28,6 +28,11 @@ public protocol CoordinationFile: AnyObject {
     func close()
 }
 
+extension CoordinationFile {
+    /// The size of the shared mapping every coordination file provides: the shared header (8 KiB).
+    public static var mappingSize: Int { SharedHeader.size }
+}
+
 /// A coordination file on the real file system: an `mmap(MAP_SHARED)` of the file, the writer lock as a `flock`
 /// on this open of it (the same meaning on Linux and Darwin: see `FileDescriptor.tryLockExclusively()`), and
 /// process identities (pid plus start time) for reader-slot liveness.

@@ -1,4 +1,5 @@
 import Boxwood
+import BoxwoodStore
 
 /// A synced account on an embedded database: the Postbox, the state manager, the hole filler and the outbound
 /// queue, started and stopped together.

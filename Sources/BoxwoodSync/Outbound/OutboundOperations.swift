@@ -1,4 +1,5 @@
 import Boxwood
+import BoxwoodStore
 
 /// Operation-log tags of the outbound queues.
 public enum SyncOperationLogTags {

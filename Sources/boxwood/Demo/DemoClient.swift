@@ -2,6 +2,7 @@ import BoxwoodPlatform
 import BoxwoodSync
 import BoxwoodSyncSimulator
 import SystemPackage
+import Boxwood
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

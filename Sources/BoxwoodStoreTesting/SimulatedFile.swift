@@ -1,3 +1,4 @@
+import BoxwoodStore
 import BoxwoodPlatform
 import SystemPackage
 

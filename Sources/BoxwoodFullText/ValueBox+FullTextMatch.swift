@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Querying.
 extension ValueBox {
     /// Finds the items of a full-text table that match `query`, newest first.
@@ -32,8 +33,14 @@ extension ValueBox {
     func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?, firstRound: Int,
                        denseSpan: UInt64, values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
         let tables = try FullTextTables(table)
-        let pinned = try enterRead()
-        defer { exitRead(pinned) }
+        try withSnapshot { () throws(BoxwoodError) in
+            try match(tables, collectionId: collectionId, query: query, tags: tags, firstRound: firstRound, denseSpan: denseSpan, values: values)
+        }
+    }
+
+    /// `fullTextMatch` inside one snapshot.
+    private func match(_ tables: FullTextTables, collectionId: String?, query: String, tags: String?, firstRound: Int,
+                       denseSpan: UInt64, values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
         let parsed = FullTextQuery(query)
         if parsed.isEmpty { return }
         let collection = collectionId.map { Array($0.utf8) }

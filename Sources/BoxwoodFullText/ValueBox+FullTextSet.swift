@@ -1,3 +1,4 @@
+@_spi(EngineTables) import BoxwoodStore
 /// Indexing an item.
 extension ValueBox {
     /// Indexes `contents` and `tags` as item `itemId` of collection `collectionId` in a full-text table.
@@ -45,14 +46,11 @@ extension ValueBox {
         try putTokenKeys(tables.postings, contentTokens, terms, docId, withPositions: true)
     }
 
-    /// Inserts `token ‖ 0x00 ‖ docId` → the token's positions (or nothing) for each distinct token: `set`
-    /// without its per-call checks (the
-    /// transaction was checked by the caller, the key type here, and tokens are far shorter than a key) and
-    /// with one scratch key instead of a `ValueBoxKey` per token.
+    /// Inserts `token ‖ 0x00 ‖ docId` → the token's positions (or nothing) for each distinct token, with one
+    /// scratch key instead of a `ValueBoxKey` per token.
     private func putTokenKeys(_ table: ValueBoxTable, _ list: TokenList, _ distinct: [(token: Range<Int>, positions: [Int32])],
                               _ docId: UInt64, withPositions: Bool) throws(BoxwoodError) {
         if distinct.isEmpty { return }
-        _ = try existingTable(table)
         let key = UnsafeMutableRawPointer.allocate(byteCount: FullTextTokenizer.maxTokenBytes + 9, alignment: 8)
         defer { key.deallocate() }
         var value: [UInt8] = []
@@ -65,7 +63,7 @@ extension ValueBox {
                 value.removeAll(keepingCapacity: true)
                 if withPositions { FullTextPositions.encode(term.positions, to: &value) }
                 try withBytes(value) { (bytes) throws(BoxwoodError) in
-                    try put(table.id, .binary, key, length + 9, bytes.baseAddress ?? UnsafeRawPointer(key), bytes.count)
+                    try set(table, keyBytes: UnsafeRawBufferPointer(start: key, count: length + 9), bytes: bytes)
                 }
             }
         }

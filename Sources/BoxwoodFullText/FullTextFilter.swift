@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// What a document must satisfy to match: the query's phrases, the collection and the tags.
 struct FullTextFilter {
     let query: FullTextQuery

@@ -1,3 +1,4 @@
+import BoxwoodStore
 import BoxwoodPlatform
 
 /// The tokens of one text, in order: their UTF-8 bytes concatenated in one array, plus where each one ends.

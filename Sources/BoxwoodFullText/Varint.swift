@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// LEB128 unsigned varints: 7 bits per byte, low group first, high bit set on every byte but the last.
 enum Varint {
     /// Appends `value`.

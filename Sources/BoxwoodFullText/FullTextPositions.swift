@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Token positions: how they are encoded (in posting values and document records) and how a phrase is matched
 /// against them.
 enum FullTextPositions {

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The coordination region of one database on a ``SimulatedDisk``: shared memory, the writer lock and the set of
 /// live holders that every value box opened on that disk (each one playing a process) sees. It is not part of the
 /// simulated platter: like a real shared header it is volatile, and it starts empty after `reboot()` or
@@ -11,8 +12,8 @@ final class SimulatedCoordinationRegion {
     var nextIdentity: UInt64 = 1
 
     init() {
-        memory = UnsafeMutableRawPointer.allocate(byteCount: SharedHeader.size, alignment: 64)
-        memory.initializeMemory(as: UInt8.self, repeating: 0, count: SharedHeader.size)
+        memory = UnsafeMutableRawPointer.allocate(byteCount: SimulatedCoordinationFile.mappingSize, alignment: 64)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: SimulatedCoordinationFile.mappingSize)
     }
 
     deinit { memory.deallocate() }

@@ -1,3 +1,4 @@
+import BoxwoodStore
 import SystemPackage
 
 /// An in-memory disk with a page cache, for proving crash safety: plug it into ``ValueBox`` as its

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The document ids under one key prefix of one engine table (a token's postings, a prefix's postings, a
 /// collection, a tag), read in rounds of growing size so that a query can stop reading every list once the
 /// shortest one is complete.

@@ -1,3 +1,4 @@
+@_spi(EngineTables) import BoxwoodStore
 /// Removing an item.
 extension ValueBox {
     /// Removes item `itemId` from a full-text table: its document record, its item entry, its collection and

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The record of one indexed item, the value of `documents[docId]`:
 ///
 ///     varint length, collectionId (UTF-8)

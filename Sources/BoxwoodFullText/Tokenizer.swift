@@ -1,3 +1,4 @@
+import BoxwoodStore
 import Foundation
 
 /// Splits text into the tokens the full-text index stores, and that queries look up (documents, queries and

@@ -1,3 +1,4 @@
+@_spi(EngineTables) import BoxwoodStore
 /// A full-text index: items (an item id, the collection it belongs to, a text and tags) that queries find by
 /// the words of their text. See ``ValueBox/fullTextSet(_:collectionId:itemId:contents:tags:)``,
 /// ``ValueBox/fullTextMatch(_:collectionId:query:tags:values:)`` and

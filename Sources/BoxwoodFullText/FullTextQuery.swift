@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// A parsed full-text query: a list of phrases that must all match.
 ///
 /// The query language (see `docs/full-text-index.md`):

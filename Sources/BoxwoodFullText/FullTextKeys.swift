@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The keys of the full-text engine tables (layouts in `docs/full-text-index.md`). Document ids are 8-byte
 /// big-endian integers, so keys that share a prefix sort by document id.
 enum FullTextKeys {
