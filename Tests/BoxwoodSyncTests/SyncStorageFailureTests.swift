@@ -88,6 +88,27 @@ struct SyncStorageFailureTests {
         try await SyncInspector.read(postbox, peerIds: []).cursor
     }
 
+    /// `synchronize()` throws `expected` (a typed ``SyncError``, not a silent return).
+    static func expectSynchronize(_ manager: AccountStateManager, throws expected: SyncError,
+                                  sourceLocation: SourceLocation = #_sourceLocation) async {
+        do {
+            try await manager.synchronize()
+            Issue.record("synchronize() returned instead of throwing \(expected)", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error == expected, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The store works again: one sync call (and the client settling) brings the account to the server's state.
+    static func expectRecovery(_ fixture: Fixture) async throws {
+        fixture.store.fail(nil)
+        try await fixture.client.manager.synchronize()
+        await fixture.client.waitUntilQuiet()
+        let report = try await ConsistencyCheck.check(fixture.postbox, server: fixture.server)
+        #expect(report.isConsistent, "\(report)")
+        try await fixture.client.stop()
+    }
+
     @Test("a refused commit reaches the caller and the event stream; sync resumes when the store works again")
     func refusedCommitSurfacesAndSyncResumes() async throws {
         let fixture = try await Self.fixture(seed: 21)
@@ -97,23 +118,13 @@ struct SyncStorageFailureTests {
 
         // The first sync is a reset from the dialog list: its commit is refused.
         fixture.store.fail(.cursorWrites)
-        do {
-            try await manager.synchronize()
-            Issue.record("synchronize() returned although its commit was refused")
-        } catch {
-            #expect(error == .storage(refused))
-        }
+        await Self.expectSynchronize(manager, throws: .storage(refused))
         #expect(await Self.nextStorageFailure(&events) == refused)
         #expect(fixture.store.refusedTransactions == 1)
         #expect(try await Self.storedCursor(fixture.postbox) == nil, "nothing of the refused batch is stored")
         #expect(await manager.statistics.commits == 0)
 
-        // The store works again: the same call brings the account to the server's state.
-        fixture.store.fail(nil)
-        try await manager.synchronize()
-        let report = try await ConsistencyCheck.check(fixture.postbox, server: fixture.server)
-        #expect(report.isConsistent, "\(report)")
-        try await fixture.client.stop()
+        try await Self.expectRecovery(fixture)
     }
 
     @Test("pushed updates whose read is refused are reported, held, and caught up once the store works again")
@@ -132,32 +143,16 @@ struct SyncStorageFailureTests {
         fixture.server.generate(events: 12)
         let failure = await Self.nextStorageFailure(&events)
         #expect(failure?.cause == .engine(FailingStore.diskFull))
-        do {
-            try await manager.synchronize()
-            Issue.record("synchronize() returned although the database refused its read")
-        } catch {
-            #expect(error == .storage(SyncStorageError(.readCursors, cause: .engine(FailingStore.diskFull))))
-        }
+        await Self.expectSynchronize(manager, throws: .storage(SyncStorageError(.readCursors, cause: .engine(FailingStore.diskFull))))
         #expect(try await Self.storedCursor(fixture.postbox) == cursor, "the cursor moved while the store refused writes")
 
-        // The store works again: sync resumes from the stored cursor and reaches the server.
-        fixture.store.fail(nil)
-        try await manager.synchronize()
-        await fixture.client.waitUntilQuiet()
-        let report = try await ConsistencyCheck.check(fixture.postbox, server: fixture.server)
-        #expect(report.isConsistent, "\(report)")
-        try await fixture.client.stop()
+        try await Self.expectRecovery(fixture)
     }
 
     @Test("synchronize() after stop() throws stopped")
     func synchronizeAfterStopThrowsStopped() async throws {
         let fixture = try await Self.fixture(seed: 23)
         try await fixture.client.stop()
-        do {
-            try await fixture.client.manager.synchronize()
-            Issue.record("synchronize() returned after stop()")
-        } catch {
-            #expect(error == .stopped)
-        }
+        await Self.expectSynchronize(fixture.client.manager, throws: .stopped)
     }
 }
