@@ -149,6 +149,33 @@ struct SyncStorageFailureTests {
         try await Self.expectRecovery(fixture)
     }
 
+    @Test("a refused hole fill is reported on the event stream, and the hole is filled once the store works again")
+    func refusedHoleFillIsReported() async throws {
+        let fixture = try await Self.fixture(seed: 24)
+        var events = fixture.client.manager.events.makeAsyncIterator()
+        await fixture.client.start()
+        try await fixture.client.manager.synchronize()
+        await fixture.client.waitUntilQuiet()
+
+        // A history view shows the holes the first sync left below each chat's newest message: the filler fetches
+        // them, and the database refuses to store the page.
+        fixture.store.fail(.everyTransaction)
+        let peerId = try #require(fixture.server.snapshot().chatStates.keys.sorted().first)
+        let key = PostboxViewKey.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, anchor: nil, count: 20, tag: nil)
+        var views = fixture.postbox.combinedView(keys: [key]).makeAsyncIterator()
+        let failure = await Self.nextStorageFailure(&events)
+        #expect(failure == SyncStorageError(.fillHole, cause: .engine(FailingStore.diskFull)))
+
+        // After its cooldown the hole is fetched again and stored.
+        fixture.store.fail(nil)
+        while let combined = await views.next() {
+            if let view = combined.views[key] as? MessageHistoryView, view.holes.isEmpty { break }
+        }
+        try await Self.expectRecovery(fixture)
+        // Counted when the fill's operation ends, after the view saw its commit.
+        #expect(await fixture.client.manager.statistics.holesFilled >= 1)
+    }
+
     @Test("synchronize() after stop() throws stopped")
     func synchronizeAfterStopThrowsStopped() async throws {
         let fixture = try await Self.fixture(seed: 23)

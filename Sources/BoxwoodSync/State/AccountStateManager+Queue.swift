@@ -20,27 +20,27 @@ extension AccountStateManager {
         case custom(@Sendable () async -> Void)
     }
 
+    /// Queues `operation` at the front. A difference poll is queued at most once: a second one adds its waiters
+    /// to the first. Once stopped, nothing is queued and a poll's waiters get ``SyncError/stopped``.
     func enqueueFront(_ operation: Operation) {
+        if case let .pollDifference(waiters) = operation {
+            guard !stopped else {
+                for waiter in waiters { waiter.resume(returning: .failure(.stopped)) }
+                return
+            }
+            let queued = operations.firstIndex { if case .pollDifference = $0 { return true }; return false }
+            if let queued, case let .pollDifference(earlier) = operations[queued] {
+                operations[queued] = .pollDifference(waiters: earlier + waiters)
+                return
+            }
+        }
         guard !stopped else { return }
-        if case .pollDifference = operation, queuedPollIndex != nil { return }
         operations.insert(operation, at: 0)
         ensureRunning()
     }
 
-    /// Queues a difference poll at the front for `waiter`, or adds it to the poll already queued.
-    func enqueuePoll(waiter: PollWaiter) {
-        guard !stopped else { return waiter.resume(returning: .failure(.stopped)) }
-        if let index = queuedPollIndex, case let .pollDifference(waiters) = operations[index] {
-            operations[index] = .pollDifference(waiters: waiters + [waiter])
-        } else {
-            enqueueFront(.pollDifference(waiters: [waiter]))
-        }
-    }
-
-    private var queuedPollIndex: Int? {
-        operations.firstIndex { if case .pollDifference = $0 { return true }; return false }
-    }
-
+    /// Queues `operation` at the back. Once stopped, custom work still runs (its requests end at once), so that
+    /// no caller of ``perform(_:)`` waits for ever.
     func enqueueBack(_ operation: Operation) {
         guard !stopped else {
             if case let .custom(body) = operation { Task { await body() } }

@@ -149,7 +149,7 @@ public actor AccountStateManager {
     ///   ``SyncError/stopped`` when the manager stopped first.
     public func synchronize() async throws(SyncError) {
         let result = await withCheckedContinuation { (waiter: PollWaiter) in
-            enqueuePoll(waiter: waiter)
+            enqueueFront(.pollDifference(waiters: [waiter]))
         }
         try result.get()
     }
