@@ -70,9 +70,12 @@ public struct SyncStorageError: Error, Hashable, Sendable, CustomStringConvertib
         }
     }
 
+    /// What the sync layer was doing.
     public let operation: Operation
+    /// What the database threw.
     public let cause: Cause
 
+    /// A failure of `operation` because of `cause`.
     public init(_ operation: Operation, cause: Cause) {
         self.operation = operation
         self.cause = cause
