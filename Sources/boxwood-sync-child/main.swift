@@ -78,6 +78,14 @@ do {
     exit(3)
 }
 
+// Storage failures the sync layer reports go to stderr; the client keeps running (the next poll, fill or send tries
+// again). Nothing else in this process reads the events.
+let storageFailureLog = Task {
+    for await event in client.manager.events {
+        if case let .storageFailed(failure) = event { log("storage failed: \(failure)") }
+    }
+}
+
 var viewTasks: [Task<Void, Never>] = []
 for peerId in viewedPeers {
     let key = PostboxViewKey.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, anchor: nil, count: 15, tag: nil)
@@ -94,6 +102,7 @@ log("started on \(positional[0]), viewing \(viewedPeers)")
         exit(5)
     }
     for task in viewTasks { task.cancel() }
+    storageFailureLog.cancel()
     var status: Int32 = 0
     do {
         try await client.stop()

@@ -51,12 +51,16 @@ public final class SyncClient: Sendable {
         return SyncClient(postbox: postbox, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
     }
 
-    public init(postbox: Postbox, transport: any SyncTransport, accountPeerId: PeerId, configuration: SyncConfiguration) {
+    /// A client of the account on `postbox`. Every transaction of the sync layer runs on `store`: `postbox`
+    /// unless given (a test puts a store in front of it that fails).
+    public init(postbox: Postbox, store: (any SyncStore)? = nil, transport: any SyncTransport, accountPeerId: PeerId,
+                configuration: SyncConfiguration) {
         self.postbox = postbox
         self.accountPeerId = accountPeerId
-        manager = AccountStateManager(postbox: postbox, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
-        holeFiller = MessageHistoryHoleFiller(postbox: postbox, manager: manager, transport: transport, configuration: configuration)
-        outbound = OutboundQueue(postbox: postbox, manager: manager, transport: transport)
+        let store = store ?? postbox
+        manager = AccountStateManager(store: store, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
+        holeFiller = MessageHistoryHoleFiller(postbox: postbox, store: store, manager: manager, transport: transport, configuration: configuration)
+        outbound = OutboundQueue(postbox: postbox, store: store, manager: manager, transport: transport)
     }
 
     /// Starts syncing: difference first, then pushes; hole filling and outbound queues.
@@ -85,6 +89,7 @@ public final class SyncClient: Sendable {
             let managerIdle = await manager.isIdle
             let busy = fillerBusy || outboundBusy || !managerIdle
             quietChecks = busy ? 0 : quietChecks + 1
+            // Throws only when the caller's task is cancelled: the checks go on (they end once all is quiet).
             try? await Task.sleep(for: interval)
         }
     }

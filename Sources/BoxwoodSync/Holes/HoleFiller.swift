@@ -13,6 +13,8 @@ public actor MessageHistoryHoleFiller {
     }
 
     private let postbox: Postbox
+    /// Where fills are stored (the Postbox unless a test puts a store in front of it).
+    private let store: any SyncStore
     private let manager: AccountStateManager
     private let transport: any SyncTransport
     private let configuration: SyncConfiguration
@@ -23,8 +25,11 @@ public actor MessageHistoryHoleFiller {
     private var cooldownTask: Task<Void, Never>?
     private var stopped = false
 
-    public init(postbox: Postbox, manager: AccountStateManager, transport: any SyncTransport, configuration: SyncConfiguration) {
+    /// A filler watching `postbox`'s holes; fills are stored through `store` (`postbox` unless given).
+    public init(postbox: Postbox, store: (any SyncStore)? = nil, manager: AccountStateManager, transport: any SyncTransport,
+                configuration: SyncConfiguration) {
         self.postbox = postbox
+        self.store = store ?? postbox
         self.manager = manager
         self.transport = transport
         self.configuration = configuration
@@ -72,6 +77,7 @@ public actor MessageHistoryHoleFiller {
         }
         if let earliestRetry, cooldownTask == nil {
             cooldownTask = Task { [weak self] in
+                // Throws only when cancelled (the filler stopped); `cooldownEnded` then does nothing.
                 try? await Task.sleep(for: earliestRetry)
                 guard let self else { return }
                 await self.cooldownEnded()
@@ -88,36 +94,49 @@ public actor MessageHistoryHoleFiller {
         (lhs.peerId, lhs.namespace, lhs.range.upperBound) < (rhs.peerId, rhs.namespace, rhs.range.upperBound)
     }
 
+    /// Fetches and stores one page of `entry`'s hole as one operation of the manager's queue. A storage failure is
+    /// emitted on the manager's events; the hole stays and is fetched again after its cooldown, like any fill.
     private func fill(_ entry: MessageHistoryHolesViewEntry, key: LocationKey) async {
-        let postbox = postbox
+        let store = store
         let manager = manager
         let transport = transport
         let limit = configuration.holeFillPageSize
-        await manager.perform {
-            let range = entry.range
-            let maxId = range.upperBound >= Int32.max - 1 ? 0 : range.upperBound + 1
-            let minId = range.lowerBound - 1
-            guard let messages = await manager.request({ () async throws(SyncTransportError) in
-                try await transport.getHistory(peerId: entry.peerId, maxId: maxId, minId: minId, limit: limit)
-            }) else { return }
-            // A short page is everything the server has in the hole. A full page covers the hole from its
-            // lowest message up; only messages of this chat inside the hole count (an answer with nothing
-            // there fills nothing, and the hole is fetched again after its cooldown).
-            let inHole = messages.filter { $0.peerId == entry.peerId && range.contains($0.id) }.map(\.id)
-            let lowest: Int32
-            if messages.count < Int(limit) {
-                lowest = range.lowerBound
-            } else if let lowestInHole = inHole.min() {
-                lowest = lowestInHole
-            } else {
-                return
+        do throws(SyncError) {
+            try await manager.perform { () async throws(SyncError) in
+                let range = entry.range
+                let maxId = range.upperBound >= Int32.max - 1 ? 0 : range.upperBound + 1
+                let minId = range.lowerBound - 1
+                let messages = try await manager.request { () async throws(SyncTransportError) in
+                    try await transport.getHistory(peerId: entry.peerId, maxId: maxId, minId: minId, limit: limit)
+                }
+                // A short page is everything the server has in the hole. A full page covers the hole from its
+                // lowest message up; only messages of this chat inside the hole count (an answer with nothing
+                // there fills nothing, and the hole is fetched again after its cooldown).
+                let inHole = messages.filter { $0.peerId == entry.peerId && range.contains($0.id) }.map(\.id)
+                let lowest: Int32
+                if messages.count < Int(limit) {
+                    lowest = range.lowerBound
+                } else if let lowestInHole = inHole.min() {
+                    lowest = lowestInHole
+                } else {
+                    return
+                }
+                let filled = lowest...range.upperBound
+                let accountPeerId = manager.accountPeerId
+                let stored: Int
+                do throws(SyncStorageError) {
+                    stored = try await store.run(.fillHole) { transaction in
+                        try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
+                    }
+                } catch {
+                    throw .storage(error)
+                }
+                await manager.recordHoleFill(messages: stored)
             }
-            let filled = lowest...range.upperBound
-            let accountPeerId = manager.accountPeerId
-            let stored = try? await postbox.transaction { transaction in
-                try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
-            }
-            if let stored { await manager.recordHoleFill(messages: stored) }
+        } catch let .storage(failure) {
+            await manager.deliver(failure)
+        } catch {
+            // `.stopped`: the manager stopped, and nothing more is filled.
         }
         inFlight.remove(key)
         completed[entry] = .now

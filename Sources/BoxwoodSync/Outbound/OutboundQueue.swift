@@ -13,6 +13,8 @@ public actor OutboundQueue {
     }
 
     private let postbox: Postbox
+    /// Where operations and answers are stored (the Postbox unless a test puts a store in front of it).
+    private let store: any SyncStore
     private let manager: AccountStateManager
     private let transport: any SyncTransport
     private var inFlight: Set<EntryKey> = []
@@ -22,8 +24,10 @@ public actor OutboundQueue {
     /// Operations whose answer was stored.
     public private(set) var completed = 0
 
-    public init(postbox: Postbox, manager: AccountStateManager, transport: any SyncTransport) {
+    /// A queue watching `postbox`'s operation logs; its transactions run on `store` (`postbox` unless given).
+    public init(postbox: Postbox, store: (any SyncStore)? = nil, manager: AccountStateManager, transport: any SyncTransport) {
         self.postbox = postbox
+        self.store = store ?? postbox
         self.manager = manager
         self.transport = transport
     }
@@ -34,7 +38,7 @@ public actor OutboundQueue {
     @discardableResult
     public func sendMessage(peerId: PeerId, text: String, timestamp: Int32) async throws -> MessageId {
         let accountPeerId = manager.accountPeerId
-        return try await postbox.transaction { transaction in
+        return try await store.transaction { transaction in
             let mutation = try SyncStorage.nextMutation(in: transaction)
             let randomId = Int64.random(in: 1...Int64.max)
             let local = StoreMessage(id: .partial(peerId, SyncNamespaces.localMessages), globallyUniqueId: randomId,
@@ -51,7 +55,7 @@ public actor OutboundQueue {
 
     /// Marks the chat read up to `maxId` locally and queues telling the server (replacing an unsent older one).
     public func markRead(peerId: PeerId, maxId: Int32) async throws {
-        try await postbox.transaction { transaction in
+        try await store.transaction { transaction in
             try SyncStorage.markInboxRead(peerId, maxId: maxId, in: transaction)
             try transaction.operationLogRemoveAllEntries(peerId: peerId, tag: SyncOperationLogTags.synchronizeReadState)
             let mutation = try SyncStorage.nextMutation(in: transaction)
@@ -106,15 +110,24 @@ public actor OutboundQueue {
         }
     }
 
+    /// Sends one entry and stores the answer. A storage failure is emitted on the manager's events and the entry
+    /// is left in its queue, tried again after ``SyncConfiguration/retryInitialDelay`` (not at once: a database
+    /// that keeps failing is not hammered).
     private func process(key: EntryKey, contents: any PostboxCoding) async {
-        let stored: Bool
-        if let operation = contents as? SendMessageOperation {
-            stored = await send(operation, key: key)
-        } else if let operation = contents as? SynchronizeReadStateOperation {
-            stored = await read(operation, key: key)
-        } else {
-            // Unknown contents (a newer app version): leave the entry.
-            stored = false
+        var stored = false
+        do throws(SyncError) {
+            if let operation = contents as? SendMessageOperation {
+                stored = try await send(operation, key: key)
+            } else if let operation = contents as? SynchronizeReadStateOperation {
+                stored = try await read(operation, key: key)
+            }
+            // Unknown contents (a newer app version): the entry is left.
+        } catch let .storage(failure) {
+            await manager.deliver(failure)
+            // Throws only when cancelled; the entry is tried again either way.
+            try? await Task.sleep(for: manager.configuration.retryInitialDelay)
+        } catch {
+            // `.stopped`: the manager stopped; the entry is left for the next run.
         }
         if stored { completed += 1 }
         busyPeers.remove(key.peerId)
@@ -125,17 +138,36 @@ public actor OutboundQueue {
         schedule()
     }
 
-    private func mutationId(_ sequence: Int64) async -> ClientMutationId? {
-        guard let clientId = try? await postbox.transaction({ transaction in try SyncStorage.clientId(in: transaction) }) else { return nil }
-        return ClientMutationId(clientId: clientId, sequence: sequence)
+    /// The persisted mutation id `sequence` of this installation; nil when no client id is stored (the entry
+    /// cannot have been written by this installation's ``sendMessage(peerId:text:timestamp:)`` or
+    /// ``markRead(peerId:maxId:)``, which create it in the entry's transaction, so it is left unsent).
+    private func mutationId(_ sequence: Int64) async throws(SyncError) -> ClientMutationId? {
+        let clientId: Int64?
+        do {
+            clientId = try await store.run(.readClientIdentity) { transaction in try SyncStorage.clientId(in: transaction) }
+        } catch {
+            throw .storage(error)
+        }
+        return clientId.map { ClientMutationId(clientId: $0, sequence: sequence) }
     }
 
-    private func send(_ operation: SendMessageOperation, key: EntryKey) async -> Bool {
-        guard let mutation = await mutationId(operation.mutation) else { return false }
+    /// Stores the server's answer to an entry and removes the entry, in one transaction.
+    private func storeAnswer(_ body: @escaping @Sendable (Transaction) throws -> Void) async -> SyncStorageError? {
+        do {
+            try await store.run(.storeOutboundAnswer, body)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Sends a message and stores the server's copy; false when it cannot be sent (no client id).
+    private func send(_ operation: SendMessageOperation, key: EntryKey) async throws(SyncError) -> Bool {
+        guard let mutation = try await mutationId(operation.mutation) else { return false }
         let transport = transport
-        guard let answer = await manager.request({ () async throws(SyncTransportError) in
+        let answer = try await manager.request { () async throws(SyncTransportError) in
             try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
-        }) else { return false }
+        }
         let accountPeerId = manager.accountPeerId
         // The server's copy of the message: inlined fields (users, groups) or the channel message in the answer.
         var cloud: ApiMessage?
@@ -161,40 +193,42 @@ public actor OutboundQueue {
         default:
             ptsUpdate = answer
         }
-        let done: Bool? = try? await postbox.transaction { [cloud] transaction in
+        let failure = await storeAnswer { [cloud] transaction in
             if let cloud {
                 _ = try SyncStorage.addMessages([cloud], location: .Random, accountPeerId: accountPeerId, in: transaction)
                 // A reset built from a dialog list fetched before this answer must not replay over it.
                 try SyncStorage.recordStoredAnswer(in: transaction)
             }
             try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
-            return true
         }
+        // The answer's updates go to the manager even when storing it failed: they carry the message.
         if let ptsUpdate { await manager.addUpdates(ptsUpdate) }
-        return done == true
+        if let failure { throw .storage(failure) }
+        return true
     }
 
-    private func read(_ operation: SynchronizeReadStateOperation, key: EntryKey) async -> Bool {
-        guard let mutation = await mutationId(operation.mutation) else { return false }
+    /// Sends a read position and stores it again; false when it cannot be sent (no client id).
+    private func read(_ operation: SynchronizeReadStateOperation, key: EntryKey) async throws(SyncError) -> Bool {
+        guard let mutation = try await mutationId(operation.mutation) else { return false }
         let transport = transport
-        guard let answer = await manager.request({ () async throws(SyncTransportError) in
+        let answer = try await manager.request { () async throws(SyncTransportError) in
             try await transport.readHistory(peerId: key.peerId, maxId: operation.maxId, mutation: mutation)
-        }) else { return false }
-        let done: Bool? = try? await postbox.transaction { transaction in
+        }
+        let failure = await storeAnswer { transaction in
             // A reset from a dialog list fetched before the server applied this read may have put an older
             // position back (a secret chat's read has no pts step to correct it): the position applies again
             // (read positions only move forward), and a reset still in flight is refetched.
             try SyncStorage.markInboxRead(key.peerId, maxId: operation.maxId, in: transaction)
             try SyncStorage.recordStoredAnswer(in: transaction)
             try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
-            return true
         }
         if let pts = answer.pts {
             // With its content (the read position), so a reset that restored an older position is corrected.
             await manager.addUpdates(.updates(updates: [.readHistoryInbox(peerId: key.peerId, maxId: operation.maxId, pts: pts, ptsCount: answer.ptsCount)],
                                               users: [], chats: [], date: 0, seq: 0))
         }
-        return done == true
+        if let failure { throw .storage(failure) }
+        return true
     }
 }
 

@@ -1,7 +1,8 @@
 import Boxwood
 
 /// What a committed batch did that the app reacts to; emitted after the commit, once per change (a message is
-/// reported new only by the transaction that stored it, so applying an update twice reports nothing twice).
+/// reported new only by the transaction that stored it, so applying an update twice reports nothing twice) —
+/// and the storage failures that kept the sync layer from storing something.
 public enum SyncEvent: Hashable, Sendable {
     /// Incoming messages stored for the first time (notifications are for `.realtime` only).
     case newMessages([MessageId], SyncSource)
@@ -9,4 +10,7 @@ public enum SyncEvent: Hashable, Sendable {
     case deletedMessages([MessageId], SyncSource)
     /// Chats whose read state changed.
     case readStatesChanged(Set<PeerId>, SyncSource)
+    /// The database refused a read or write of the sync layer: the operation it belonged to ended without storing
+    /// anything (the cursors did not move), and is tried again by the next poll or fill.
+    case storageFailed(SyncStorageError)
 }
