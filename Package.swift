@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodStore", "BoxwoodFullText", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "Boxwood"]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
-        .testTarget(name: "BoxwoodSyncTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-sync-child"]),
+        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-crash-child", "boxwood-process-child"]),
         .testTarget(name: "BoxwoodPlatformTests", dependencies: ["BoxwoodPlatform"]),
         // liblz4 is here only to prove that both codecs write and read the same bytes.

@@ -3,6 +3,7 @@ import BoxwoodSync
 import BoxwoodSyncSimulator
 import Foundation
 import Testing
+import BoxwoodStore
 
 /// A store in front of a real Postbox that refuses the transactions a test chooses, the way the engine refuses a
 /// write on a full disk: the transaction's body runs, then `BoxwoodError.io(ENOSPC)` is thrown inside it, so the

@@ -1,4 +1,5 @@
 import Boxwood
+import BoxwoodStore
 
 /// Why a sync operation did not finish. Thrown by ``AccountStateManager/synchronize()`` and by the work the
 /// manager runs; a storage failure is also emitted on ``AccountStateManager/events``.
