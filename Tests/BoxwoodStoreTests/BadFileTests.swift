@@ -57,7 +57,7 @@ import Glibc
         let box = try ValueBox(path: path)
         defer { try? box.close() }
         var l = Layout()
-        l.root = box.tables[table.id]!.root
+        l.root = box.state.tables[table.id]!.root
         l.catalog = box.meta.catalogRoot
         l.freelist = box.meta.freelistHead
         let rootPage = try box.pager.diskPage(l.root)
@@ -68,7 +68,7 @@ import Glibc
         p = rootPage
         while Node.type(p) == PageType.branch.rawValue { ref = Node.child(p, Node.count(p)); p = try box.pager.diskPage(ref) }
         l.lastLeaf = ref
-        let bigRoot = try box.pager.diskPage(box.tables[big.id]!.root)
+        let bigRoot = try box.pager.diskPage(box.state.tables[big.id]!.root)
         for i in 0..<Node.count(bigRoot) {
             if let o = LeafValue.overflowReference(bigRoot, Node.slot(bigRoot, i)) { l.overflow = o }
         }

@@ -181,7 +181,7 @@ func expectContents(_ box: ValueBox, _ model: ContentModel, _ context: String = 
                 let context = "seed \(seed), cut point \(point), fate \(fate)\(completed ? " (after compact returned)" : "")"
                 let rebooted = try disk.reboot()
                 let reopened = try ValueBox(path: "/db", fileSystem: rebooted)
-                let onNewFile = reopened.meta.generation > generation && reopened.pager.freePages.isEmpty
+                let onNewFile = reopened.meta.generation > generation && reopened.pager.freeSpace.free.isEmpty
                 if onNewFile { newFileSeen += 1 } else { oldFileSeen += 1 }
                 if completed { #expect(onNewFile, "\(context): a completed compaction is durable") }
                 try expectContents(reopened, model, context)

@@ -138,7 +138,7 @@ import Foundation
                 try box.begin()
                 try box.fullTextRemove(ft, itemId: "a", secure: secure)
                 var removes = 0
-                let record = box.record
+                let record = box.record.bytes
                 var reader = ByteReader(record.memory + WriteAheadLog.recordHeaderSize, count: record.count - WriteAheadLog.recordHeaderSize)
                 while !reader.isAtEnd {
                     guard let operation = reader.operation() else { Issue.record("malformed WAL operation"); break }

@@ -67,7 +67,7 @@ import Testing
         let box = try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
         defer { try? box.close() }
         var l = Layout(meta: box.meta)
-        l.treeRoot = box.tables[tree.id]!.root
+        l.treeRoot = box.state.tables[tree.id]!.root
         l.catalog = box.meta.catalogRoot
         var p = try box.pager.diskPage(l.treeRoot), ref = l.treeRoot
         #expect(Node.type(p) == PageType.branch.rawValue, "the tree should be more than one level deep")
@@ -75,7 +75,7 @@ import Testing
         l.rootSeparator = Array(UnsafeRawBufferPointer(start: separator, count: length))
         while Node.type(p) == PageType.branch.rawValue { ref = Node.child(p, 0); p = try box.pager.diskPage(ref) }
         l.firstLeaf = ref
-        l.bigLeaf = box.tables[big.id]!.root
+        l.bigLeaf = box.state.tables[big.id]!.root
         let leaf = try box.pager.diskPage(l.bigLeaf)
         #expect(Node.type(leaf) == PageType.leaf.rawValue)
         for i in 0..<Node.count(leaf) {

@@ -87,6 +87,33 @@ enum BTree {
 
     // MARK: Insertion
 
+    /// Inserts a prepared leaf cell for `key` into the tree at `root` (making its first leaf when the tree is
+    /// empty), copy-on-write along the path. When the key is present, `replacing` is shown the old cell (its
+    /// leaf and the cell's offset) before the new cell takes its place. The engine's one insertion path: the
+    /// writes of transactions and the catalog a checkpoint builds both use it.
+    static func upsert(_ pager: Pager, root: inout PageRef, _ key: UnsafeRawPointer, _ keyLength: Int, cell: UnsafeRawPointer, size: Int,
+                       path: TreePath, replacing: (UnsafeMutableRawPointer, Int) throws(BoxwoodError) -> Void) throws(BoxwoodError) {
+        if root == 0 {
+            let (ref, memory) = pager.allocateDirty()
+            Node.initialize(memory, type: .leaf)
+            _ = Node.insertCell(memory, at: 0, cell, size, leaf: true)   // an empty page holds any cell
+            root = ref
+            return
+        }
+        let (index, found) = try descend(pager, root: root, key, keyLength, path: path)
+        try touchPath(pager, root: &root, path: path)
+        if found {
+            let leaf = pager.dirtyMemory(path.refs[path.refs.count - 1])
+            let off = Node.slot(leaf, index)
+            try replacing(leaf, off)
+            // An overwrite that fits in the old cell (the common case: same-size values) rewrites it where it is,
+            // instead of removing the cell and inserting it again.
+            if Node.replaceLeafCellInPlace(leaf, at: off, cell, size) { return }
+            Node.removeCell(leaf, at: index, leaf: true)
+        }
+        try insertIntoLeaf(pager, root: &root, path: path, index: index, cell: cell, size: size)
+    }
+
     /// Inserts a prepared leaf cell at index `index` of the (already touched) leaf at the end of `path`,
     /// splitting pages up to the root as needed.
     static func insertIntoLeaf(_ pager: Pager, root: inout PageRef, path: TreePath, index: Int, cell: UnsafeRawPointer, size: Int) throws(BoxwoodError) {

@@ -34,7 +34,7 @@ final class TreeBuilder {
     private func finishLeaf() throws(BoxwoodError) {
         guard Node.count(page) > 0 else { return }
         Node.clearUnusedSpace(page, leaf: true)
-        let number = allocator.next()
+        let number = allocator.allocate()
         try output.write(page, as: number)
         leaves.append((leafFirstKey, number))
         Node.initialize(page, type: .leaf)
@@ -91,7 +91,7 @@ final class TreeBuilder {
                 }
             }
             Node.clearUnusedSpace(page, leaf: false)
-            let number = allocator.next()
+            let number = allocator.allocate()
             try output.write(page, as: number)
             level.append((children[group.lowerBound].key, number))
         }
@@ -99,20 +99,3 @@ final class TreeBuilder {
     }
 }
 
-/// Hands out consecutive page numbers of a file being written from scratch.
-final class PageAllocator {
-    private(set) var nextPage: UInt64
-
-    init(firstPage: UInt64) { nextPage = firstPage }
-
-    func next() -> UInt64 {
-        defer { nextPage += 1 }
-        return nextPage
-    }
-
-    /// `count` consecutive page numbers; returns the first.
-    func reserve(_ count: Int) -> UInt64 {
-        defer { nextPage += UInt64(count) }
-        return nextPage
-    }
-}

@@ -66,7 +66,7 @@ extension ValueBox {
         try refuseLinkedDatabaseFiles()
         if !isOurs(temporaryPath) { throw .compactionFileBlocked(path: temporaryPath) }
         let bytesBefore = try dataFile.size()
-        let freeBefore = pager.freePages.count + pager.pendingFree.count
+        let freeBefore = pager.freeSpace.freeOrReleasedCount
         try checkpoint()
         guard let wal, wal.endOffset == UInt64(WriteAheadLog.headerSize), wal.salt == meta.walSalt else {
             throw .corrupted(file: path, page: nil, reason: "the WAL is not empty after a checkpoint")
@@ -106,18 +106,18 @@ extension ValueBox {
     /// Writes the compacted copy of the current (checkpointed) state into `output` and returns its meta.
     private func writeCompactedFile(_ output: StorageFile, progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> (MetaPage, Int) {
         let writer = PageRunWriter(file: output)
-        let allocator = PageAllocator(firstPage: 2)
+        let allocator = PageAllocator(firstNewPage: 2)
         // Catalog totals come from the file (each < 2^62, see `Catalog.decode`): summed without trapping, for
         // progress reports only.
-        let total = tables.values.reduce(0) { $0 &+ $1.entries }
+        let total = state.tables.values.reduce(0) { $0 &+ $1.entries }
         var copied = 0
         var newTables: [Int32: TableState] = [:]
         let cell = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { cell.deallocate() }
-        for id in tables.keys.sorted() {
-            var state = tables[id]!
+        for id in state.tables.keys.sorted() {
+            var table = state.tables[id]!   // `id` is a key of the dictionary being walked
             let builder = TreeBuilder(output: writer, allocator: allocator)
-            var cursor = Cursor(pager: pager, root: state.root)
+            var cursor = Cursor(pager: pager, root: table.root)
             try cursor.seekFirst()
             while cursor.isValid {
                 let (p, off) = cursor.cell
@@ -136,8 +136,8 @@ extension ValueBox {
                 }
                 try cursor.next()
             }
-            state.root = try builder.finish()
-            newTables[id] = state
+            table.root = try builder.finish()
+            newTables[id] = table
         }
 
         // The catalog, built the same way.
@@ -156,11 +156,11 @@ extension ValueBox {
         // Both meta slots: generation g + 1 (the new state) and g (the same state, so that the file never
         // depends on a meta slot that was not written).
         let newMeta = MetaPage(generation: meta.generation + 1, pageCount: allocator.nextPage, catalogRoot: catalogRoot,
-                               freelistHead: 0, freeCount: 0, lastSequence: lastSequence, walSalt: meta.walSalt,
-                               masterClientId: storedMasterClientId)
+                               freelistHead: 0, freeCount: 0, lastSequence: state.version, walSalt: meta.walSalt,
+                               masterClientId: state.masterClientId)
         var older = newMeta
         older.generation = meta.generation
-        for m in [older, newMeta] { try writeMeta(m, to: output) }
+        for m in [older, newMeta] { try writeMeta(m, to: output, sync: false) }   // the file is synced before its rename
         progress?(CompactionProgress(entriesCopied: copied, entriesTotal: total, bytesWritten: writer.bytesWritten + 2 * UInt64(PageLayout.pageSize)))
         return (newMeta, copied)
     }
@@ -168,7 +168,7 @@ extension ValueBox {
     /// Copies an overflow chain into consecutive new pages; returns the first.
     private func copyOverflowChain(first: UInt64, storedLength: Int, writer: PageRunWriter, allocator: PageAllocator) throws(BoxwoodError) -> UInt64 {
         let count = max(1, (storedLength + PageLayout.overflowPayload - 1) / PageLayout.overflowPayload)
-        let start = allocator.reserve(count)
+        let start = allocator.allocateConsecutive(count)
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
         var source = first
@@ -186,14 +186,6 @@ extension ValueBox {
             try writer.write(page, as: start + UInt64(i))
         }
         return start
-    }
-
-    private func writeMeta(_ meta: MetaPage, to file: StorageFile) throws(BoxwoodError) {
-        if let problem = meta.problem {
-            throw .corrupted(file: file.path, page: meta.slot, reason: "refusing to write a meta page beyond the format's limits: \(problem)")
-        }
-        meta.encode(into: cellBuffer)
-        try file.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
     }
 
     /// Opens the data file the path names now (after a compaction swapped it in) in place of the current one,

@@ -50,20 +50,21 @@ extension ValueBox {
             }
         }
 
-        for id in tables.keys.sorted() {
-            let state = tables[id]!
-            checkTree(name: "table \(id)", root: state.root, keyType: state.keyType, expected: state, report: &report, claim: claim,
+        for id in state.tables.keys.sorted() {
+            let table = state.tables[id]!   // `id` is a key of the dictionary being walked
+            checkTree(name: "table \(id)", root: table.root, keyType: table.keyType, expected: table, report: &report, claim: claim,
                       progress: progress)
         }
-        for page in catalogPages { _ = claim(page, "catalog", &report) }
+        let freeSpace = pager.freeSpace
+        for page in freeSpace.catalogPages { _ = claim(page, "catalog", &report) }
         if meta.catalogRoot != 0 {
             do { _ = try pager.verifiedDiskPage(meta.catalogRoot) } catch { report.problems.append("catalog: \(error)") }
         }
-        for page in pager.freelistPages where claim(page, "freelist", &report) {
+        for page in freeSpace.freelistPages where claim(page, "freelist", &report) {
             do { _ = try pager.verifiedDiskPage(page); report.pagesChecked += 1 } catch { report.problems.append("freelist: \(error)") }
         }
-        for page in pager.freePages { _ = claim(page, "free list entry", &report) }
-        for page in pager.pendingFree { _ = claim(page, "page freed since the last checkpoint", &report) }
+        for page in freeSpace.free { _ = claim(page, "free list entry", &report) }
+        for page in freeSpace.released { _ = claim(page, "page freed since the last checkpoint", &report) }
         if UInt64(owner.count) < pager.pageCount {
             let missing = (0..<pager.pageCount).filter { owner[$0] == nil }
             report.problems.append("\(missing.count) page(s) are neither used nor free (leaked), first: \(missing.prefix(8).map(String.init).joined(separator: ", "))")
@@ -181,16 +182,16 @@ extension ValueBox {
         defer { exitRead(pinned) }
         return DatabaseStatistics(
             formatVersion: MetaPage.formatVersion, pageSize: PageLayout.pageSize, pagesTotal: pager.pageCount,
-            pagesFree: UInt64(pager.freePages.count + pager.pendingFree.count), walBytes: wal?.size ?? 0,
-            transactionStateVersion: lastSequence, checkpointGeneration: meta.generation, tables: try tableStatistics())
+            pagesFree: UInt64(pager.freeSpace.freeOrReleasedCount), walBytes: wal?.size ?? 0,
+            transactionStateVersion: state.version, checkpointGeneration: meta.generation, tables: try tableStatistics())
     }
 
     /// Per-table figures, by ascending id.
     public func tableStatistics() throws(BoxwoodError) -> [TableStatistics] {
         let pinned = try enterRead()
         defer { exitRead(pinned) }
-        return tables.keys.sorted().map { id in
-            let s = tables[id]!
+        return state.tables.keys.sorted().map { id in
+            let s = state.tables[id]!
             return TableStatistics(id: id, keyType: s.keyType, entries: s.entries, bytes: s.bytes)
         }
     }
@@ -199,6 +200,6 @@ extension ValueBox {
     public func allTables() throws(BoxwoodError) -> [ValueBoxTable] {
         let pinned = try enterRead()
         defer { exitRead(pinned) }
-        return tables.keys.sorted().map { ValueBoxTable(id: $0, keyType: tables[$0]!.keyType) }
+        return state.tables.keys.sorted().map { ValueBoxTable(id: $0, keyType: state.tables[$0]!.keyType) }
     }
 }

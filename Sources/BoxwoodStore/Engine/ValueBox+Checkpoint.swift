@@ -32,7 +32,7 @@ extension ValueBox {
     func withFileMaintenanceLock<T>(_ body: () throws(BoxwoodError) -> T) throws(BoxwoodError) -> T {
         try checkUsable()
         if options.readOnly { throw .readOnly(path: path) }
-        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
+        if transaction != nil || inExplicitRead { throw .transactionAlreadyActive }
         let locked = holdsWriterLock
         if !locked {
             try lockWriter()
@@ -43,8 +43,8 @@ extension ValueBox {
     }
 
     private func checkpointLocked() throws(BoxwoodError) {
-        if pager.liveDirtyPages == 0 && pager.pendingFree.isEmpty && lastSequence == meta.lastSequence
-            && storedMasterClientId == meta.masterClientId && !secureDeletePending && !hasFreeTail {
+        if pager.liveDirtyPages == 0 && pager.freeSpace.released.isEmpty && state.version == meta.lastSequence
+            && state.masterClientId == meta.masterClientId && !state.secureDeletePending && !hasFreeTail {
             return
         }
         do {
@@ -63,13 +63,14 @@ extension ValueBox {
         // an older generation: then this checkpoint appends instead of reusing them.
         let reuse = !(try header?.hasLiveReader(olderThan: meta.generation, ownSlot: readerSlot) ?? false)
         header?.writerIsChangingFiles = true
-        let writer = CheckpointWriter(pager: pager, file: dataFile, reusable: reuse ? pager.freePages : [], firstNewPage: meta.pageCount)
+        let freeSpace = pager.freeSpace
+        let allocator = PageAllocator(reusable: reuse ? freeSpace.free : [], firstNewPage: meta.pageCount)
+        let writer = CheckpointWriter(pager: pager, file: dataFile, allocator: allocator)
 
         // 1a. Table trees.
-        for id in tables.keys.sorted() {
-            var state = tables[id]!
-            state.root = try writer.flush(state.root)
-            tables[id] = state
+        for id in state.tables.keys.sorted() {
+            // `id` is a key of the dictionary being walked.
+            state.tables[id]!.root = try writer.flush(state.tables[id]!.root)
         }
 
         // 1b. A new catalog tree (built in memory, then flushed like any tree).
@@ -77,21 +78,13 @@ extension ValueBox {
         let keyBuffer = UnsafeMutableRawPointer.allocate(byteCount: 4 + Catalog.valueSize, alignment: 8)
         defer { keyBuffer.deallocate() }
         let path = TreePath()
-        for id in tables.keys.sorted() {
+        for id in state.tables.keys.sorted() {
             keyBuffer.storeBytes(of: Catalog.key(id), as: UInt32.self)
-            Catalog.encode(tables[id]!, into: keyBuffer + 4)
+            Catalog.encode(state.tables[id]!, into: keyBuffer + 4)
             let size = LeafValue.makeCell(pager, into: cellBuffer, key: keyBuffer, keyLength: 4, value: keyBuffer + 4,
                                           valueLength: Catalog.valueSize, compressionThreshold: Int.max)
-            if catalogRoot == 0 {
-                let (ref, memory) = pager.allocateDirty()
-                Node.initialize(memory, type: .leaf)
-                _ = Node.insertCell(memory, at: 0, cellBuffer, size, leaf: true)
-                catalogRoot = ref
-            } else {
-                let (index, _) = try BTree.descend(pager, root: catalogRoot, keyBuffer, 4, path: path)
-                try BTree.touchPath(pager, root: &catalogRoot, path: path)
-                try BTree.insertIntoLeaf(pager, root: &catalogRoot, path: path, index: index, cell: cellBuffer, size: size)
-            }
+            // Table ids are distinct: nothing is ever replaced.
+            try BTree.upsert(pager, root: &catalogRoot, keyBuffer, 4, cell: cellBuffer, size: size, path: path) { (_, _) throws(BoxwoodError) in }
         }
         catalogRoot = try writer.flush(catalogRoot)
         pager.commitTransaction()
@@ -100,14 +93,11 @@ extension ValueBox {
         // 1c. Give the free tail of the file back. Only pages free in the durable meta too, and only when no
         // reader pins an older snapshot (`reuse`): no snapshot that any value box can still read refers to
         // them. The file is truncated once the new meta is durable (step 4b).
-        if reuse { writer.dropFreeTail() }
+        if reuse { allocator.dropFreeTail() }
 
         // 1d. The new freelist: what stays free of the old list, plus everything the old state used that
         // the new one does not (pages freed by commits, the old catalog, the old freelist pages).
-        var free = reuse ? writer.remainingReusable : pager.freePages
-        free.append(contentsOf: pager.pendingFree)
-        free.append(contentsOf: catalogPages)
-        free.append(contentsOf: pager.freelistPages)
+        var free = freeSpace.nextFreelist(stillFree: reuse ? allocator.remainingReusable : freeSpace.free)
         let (freelistHead, freelistPages, freeCount) = try writer.writeFreelist(&free)
         try writer.finish()
 
@@ -117,10 +107,10 @@ extension ValueBox {
 
         // 3-4. Flip the meta. `meta.generation < MetaPage.generationLimit` (checked when it was read or
         // written), so `+ 1` cannot overflow; `writeMeta` refuses a result beyond the limit.
-        var newMeta = MetaPage(generation: meta.generation + 1, pageCount: writer.nextPage, catalogRoot: catalogRoot,
-                               freelistHead: freelistHead, freeCount: UInt64(freeCount), lastSequence: lastSequence,
-                               walSalt: UInt64.random(in: 1...UInt64.max), masterClientId: storedMasterClientId)
-        newMeta.scrubPending = secureDeletePending
+        var newMeta = MetaPage(generation: meta.generation + 1, pageCount: allocator.nextPage, catalogRoot: catalogRoot,
+                               freelistHead: freelistHead, freeCount: UInt64(freeCount), lastSequence: state.version,
+                               walSalt: UInt64.random(in: 1...UInt64.max), masterClientId: state.masterClientId)
+        newMeta.scrubPending = state.secureDeletePending
         pendingMeta = newMeta
         try writeMeta(newMeta, sync: sync)
         pendingMeta = nil
@@ -129,12 +119,7 @@ extension ValueBox {
         meta = newMeta
         pager.pageCount = newMeta.pageCount
         try pager.ensureMapped(pages: newMeta.pageCount)
-        pager.freePages = free.sorted(by: >)
-        pager.freelistPages = freelistPages
-        pager.pendingFree = []
-        pager.clearReleased()
-        catalogPages = []
-        try BTree.visit(pager, root: catalogRoot, page: { (ref, _, _) throws(BoxwoodError) in self.catalogPages.append(ref) }, overflow: { (_) throws(BoxwoodError) in })
+        freeSpace.install(free: free, freelistPages: freelistPages, catalogPages: try catalogTreePages(catalogRoot))
         pager.modificationCount &+= 1
 
         // 4b. Cut the file after the last page the new meta uses (pages past it are free in both metas).
@@ -152,14 +137,8 @@ extension ValueBox {
         if newMeta.scrubPending { try scrubFreePages() }
     }
 
-    /// True when checkpoints can shorten the file: its last page is free in the durable meta (the next
-    /// checkpoint cuts it off), or it holds the freelist or catalog, which every checkpoint rewrites into
-    /// the lowest free pages (so the one after next can cut it off).
-    var hasFreeTail: Bool {
-        guard let largestFree = pager.freePages.first else { return false }
-        let last = meta.pageCount - 1
-        return largestFree == last || pager.freelistPages.contains(last) || catalogPages.contains(last)
-    }
+    /// True when checkpoints can shorten the file (see `FreeSpace.hasFreeTail`).
+    var hasFreeTail: Bool { pager.freeSpace.hasFreeTail(pageCount: meta.pageCount) }
 
     /// Zeroes every free page and then writes a meta without the scrub-pending flag. Runs after a
     /// checkpoint's meta flip, so the pages are free in the durable state; it waits (the flag stays set, in
@@ -172,7 +151,7 @@ extension ValueBox {
         let zeros = UnsafeMutableRawPointer.allocate(byteCount: runPages * PageLayout.pageSize, alignment: 4096)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0, count: runPages * PageLayout.pageSize)
-        let pages = pager.freePages.sorted()
+        let pages = pager.freeSpace.free.sorted()
         var i = 0
         while i < pages.count {
             var n = 1
@@ -191,56 +170,41 @@ extension ValueBox {
         try writeMeta(scrubbed, sync: true)
         pendingMeta = nil
         meta = scrubbed
-        secureDeletePending = false
+        state.secureDeletePending = false
         publishState()
     }
 }
 
 extension ValueBox {
-    /// Writes `meta` into its slot and (unless `sync` is false) makes it durable. A meta beyond the format's
-    /// limits (`MetaPage.problem`: reachable only from a forged file, e.g. a generation or sequence next to
-    /// 2^62) is refused: open would reject it, and fall back to the older meta.
-    func writeMeta(_ meta: MetaPage, sync: Bool) throws(BoxwoodError) {
+    /// Writes `meta` into its slot of `file` (the data file unless given: compaction writes a new one) and, when
+    /// `sync`, makes it durable. The engine's only meta writer. A meta beyond the format's limits
+    /// (`MetaPage.problem`: reachable only from a forged file, e.g. a generation or sequence next to 2^62) is
+    /// refused: open would reject it, and fall back to the older meta.
+    func writeMeta(_ meta: MetaPage, to file: StorageFile? = nil, sync: Bool) throws(BoxwoodError) {
+        let file = file ?? dataFile!
         if let problem = meta.problem {
-            throw .corrupted(file: dataFile.path, page: meta.slot, reason: "refusing to write a meta page beyond the format's limits: \(problem)")
+            throw .corrupted(file: file.path, page: meta.slot, reason: "refusing to write a meta page beyond the format's limits: \(problem)")
         }
         meta.encode(into: cellBuffer)
-        try dataFile.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
-        if sync { try dataFile.sync() }
+        try file.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
+        if sync { try file.sync() }
     }
 }
 
-/// Allocates pages for a checkpoint and writes them, coalescing runs of consecutive pages into one write.
+/// Writes a checkpoint's pages (dirty tree pages, overflow chains, the freelist) to the pages its allocator hands
+/// out, coalescing runs of consecutive pages into one write.
 final class CheckpointWriter {
     let pager: Pager
     private let output: PageRunWriter
-    /// Pages free in the durable state, largest first (allocation pops the smallest).
-    private(set) var remainingReusable: [UInt64]
-    /// The first page number past everything allocated so far.
-    private(set) var nextPage: UInt64
+    private let allocator: PageAllocator
 
-    init(pager: Pager, file: StorageFile, reusable: [UInt64], firstNewPage: UInt64) {
+    init(pager: Pager, file: StorageFile, allocator: PageAllocator) {
         self.pager = pager
         self.output = PageRunWriter(file: file)
-        self.remainingReusable = reusable
-        self.nextPage = firstNewPage
+        self.allocator = allocator
     }
 
-    /// Stops the file at the last page in use: drops the reusable pages that form its tail.
-    func dropFreeTail() {
-        var dropped = 0
-        while dropped < remainingReusable.count && remainingReusable[dropped] + 1 == nextPage && nextPage > 2 {
-            dropped += 1
-            nextPage -= 1
-        }
-        remainingReusable.removeFirst(dropped)
-    }
-
-    func allocate() -> UInt64 {
-        if let page = remainingReusable.popLast() { return page }
-        defer { nextPage += 1 }
-        return nextPage
-    }
+    private func allocate() -> UInt64 { allocator.allocate() }
 
     /// Seals `page` as page number `number` and queues it for writing.
     func write(_ page: UnsafeMutableRawPointer, as number: UInt64) throws(BoxwoodError) {
@@ -304,7 +268,7 @@ final class CheckpointWriter {
     func writeFreelist(_ free: inout [UInt64]) throws(BoxwoodError) -> (head: UInt64, pages: [UInt64], count: Int) {
         if free.isEmpty { return (0, [], 0) }
         // Freelist pages must come from pages the durable state does not use: the remaining reusable ones
-        // or new pages. Taking one from `remainingReusable` also removes it from `free`.
+        // or new pages. Taking one of the remaining reusable pages also removes it from `free`.
         var listPages: [UInt64] = []
         while listPages.count * PageLayout.freelistEntriesPerPage < free.count {
             let page = allocate()

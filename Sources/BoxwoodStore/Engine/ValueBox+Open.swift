@@ -33,7 +33,7 @@ extension ValueBox {
             } else {
                 if header.hasValidIdentity, let (published, sequence) = header.read(), try openPublishedSnapshot(published) {
                     seenHeaderSequence = sequence
-                    versionAtLastTransaction = lastSequence
+                    versionAtLastTransaction = state.version
                     return
                 }
                 try header.lockWriter(timeout: options.lockTimeout)
@@ -53,7 +53,7 @@ extension ValueBox {
         publishState()
         if logIsIntact, !readOnly { header?.intactLogBoot = BootDigest.current }
         try claimReaderSlotIfNeeded()
-        versionAtLastTransaction = lastSequence
+        versionAtLastTransaction = state.version
     }
 
     /// Loads the snapshot the header publishes (pinned while loading). False when it does not match the files.
@@ -232,16 +232,16 @@ extension ValueBox {
             dataFile = file
             old?.close()
         }
-        let pager = Pager(file: file)
+        let pager = Pager(file: file, validatePage: { page, pageCount in Node.validate(page, pageCount: pageCount) })
         pager.pageCount = chosen.pageCount
         try pager.ensureMapped(pages: chosen.pageCount)
         self.pager = pager
         meta = chosen
         try loadFreelist()
         try loadCatalog()
-        lastSequence = chosen.lastSequence
-        storedMasterClientId = chosen.masterClientId
-        secureDeletePending = chosen.scrubPending
+        state.version = chosen.lastSequence
+        state.masterClientId = chosen.masterClientId
+        state.secureDeletePending = chosen.scrubPending
     }
 
     /// Loads the durable freelist into the pager.
@@ -269,28 +269,31 @@ extension ValueBox {
         guard UInt64(free.count) == meta.freeCount else {
             throw .corrupted(file: dataFile.path, page: meta.freelistHead, reason: "freelist holds \(free.count) pages, meta says \(meta.freeCount)")
         }
-        free.sort(by: >)
-        pager.freePages = free
-        pager.freelistPages = listPages
+        pager.freeSpace.install(free: free, freelistPages: listPages, catalogPages: try catalogTreePages(meta.catalogRoot))
     }
 
-    /// Loads the catalog tree into `tables`.
-    func loadCatalog() throws(BoxwoodError) {
-        tables = [:]
-        catalogPages = []
-        try BTree.visit(pager, root: meta.catalogRoot, page: { (ref, _, _) throws(BoxwoodError) in self.catalogPages.append(ref) }, overflow: { (_) throws(BoxwoodError) in
+    /// The pages of the catalog tree at `root` (a catalog holds no overflow values).
+    func catalogTreePages(_ root: PageRef) throws(BoxwoodError) -> [UInt64] {
+        var pages: [UInt64] = []
+        try BTree.visit(pager, root: root, page: { (ref, _, _) throws(BoxwoodError) in pages.append(ref) }, overflow: { (_) throws(BoxwoodError) in
             throw BoxwoodError.corrupted(file: self.dataFile.path, page: nil, reason: "overflow value in the catalog")
         })
+        return pages
+    }
+
+    /// Loads the catalog tree into `state.tables`.
+    func loadCatalog() throws(BoxwoodError) {
+        state.tables = [:]
         var cursor = Cursor(pager: pager, root: meta.catalogRoot)
         try cursor.seekFirst()
         while cursor.isValid {
             let (p, off) = cursor.cell
             let (key, keyLength) = cursor.key
             guard keyLength == 4, !LeafValue.isOverflow(p, off), LeafValue.codec(p, off) == 0,
-                  let state = Catalog.decode(p + LeafValue.valueOffset(p, off), count: Node.leafValueLength(p, off)) else {
+                  let table = Catalog.decode(p + LeafValue.valueOffset(p, off), count: Node.leafValueLength(p, off)) else {
                 throw .corrupted(file: dataFile.path, page: nil, reason: "malformed catalog entry")
             }
-            tables[Catalog.id(fromKey: key)] = state
+            state.tables[Catalog.id(fromKey: key)] = table
             try cursor.next()
         }
     }
@@ -331,8 +334,6 @@ extension ValueBox {
             try log.reset(salt: meta.walSalt, sync: options.durability != .off)
             return true
         }
-        replaying = true
-        defer { replaying = false }
         // Read under the writer lock (or with no header at all): no writer can be changing it.
         let sameBoot = BootDigest.current != 0 && self.header?.hasValidIdentity == true
             && self.header?.intactLogBoot == BootDigest.current

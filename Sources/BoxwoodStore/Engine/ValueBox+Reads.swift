@@ -268,7 +268,7 @@ extension ValueBox {
             if pager.modificationCount != seen {
                 // The callback changed the box: page pointers may be stale. Re-seek from the table's new root.
                 seen = pager.modificationCount
-                guard let now = tables[table.id], now.root != 0 else { return }
+                guard let now = state.tables[table.id], now.root != 0 else { return }
                 cursor = Cursor(pager: pager, root: now.root)
                 if ascending {
                     if try cursor.seek(atOrAfter: lastKey, n) { try cursor.next() }

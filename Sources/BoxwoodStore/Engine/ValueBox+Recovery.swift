@@ -15,7 +15,7 @@ extension ValueBox {
             pendingWALRollback = nil
             failure = nil
             header?.writerIsChangingFiles = false
-            if !inTransaction { unlockWriter() }
+            if transaction == nil { unlockWriter() }
             return
         }
         if let meta = pendingMeta {
@@ -25,7 +25,7 @@ extension ValueBox {
             pendingMeta = nil
         }
         try reopen()
-        if !inTransaction { unlockWriter() }
+        if transaction == nil { unlockWriter() }
     }
 
     /// Drops the in-memory state and opens the files again (recovering from the WAL).
@@ -33,12 +33,9 @@ extension ValueBox {
         releaseFiles()
         isClosed = false
         failure = nil
-        inTransaction = false
+        transaction = nil
         seenHeaderSequence = .max
-        tables = [:]
-        tablesAtBegin = [:]
-        lastSequence = 0
-        catalogPages = []
+        state = CommittedState()
         do {
             try open()
         } catch {

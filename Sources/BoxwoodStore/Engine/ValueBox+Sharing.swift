@@ -93,7 +93,7 @@ extension ValueBox {
     /// snapshot is open, checkpoints (in any process) do not reuse the pages it reads, so keep it short.
     public func beginRead() throws(BoxwoodError) {
         try checkUsable()
-        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
+        if transaction != nil || inExplicitRead { throw .transactionAlreadyActive }
         try pinSnapshot()
         inExplicitRead = true
     }
@@ -126,7 +126,7 @@ extension ValueBox {
         if failure != nil { try recoverFromFailure() }
         if isClosed { throw .closed }
         if suspended { throw .suspended(path: path) }
-        if inTransaction || isPinned || header == nil { return false }
+        if transaction != nil || isPinned || header == nil { return false }
         try pinSnapshot()
         return true
     }
@@ -151,12 +151,12 @@ extension ValueBox {
         for _ in 0..<3 {
             guard let (published, sequence) = header.read() else { break }
             if published.generation == meta.generation, let wal, published.walSalt == wal.salt,
-               published.version >= lastSequence, published.walEnd >= wal.endOffset {
-                if published.version == lastSequence && published.walEnd == wal.endOffset {
+               published.version >= state.version, published.walEnd >= wal.endOffset {
+                if published.version == state.version && published.walEnd == wal.endOffset {
                     seenHeaderSequence = sequence
                     return
                 }
-                if try replayPublished(upTo: published.walEnd), lastSequence == published.version {
+                if try replayPublished(upTo: published.walEnd), state.version == published.version {
                     seenHeaderSequence = sequence
                     return
                 }
@@ -180,9 +180,7 @@ extension ValueBox {
     /// Replays the published WAL records this state has not applied yet.
     private func replayPublished(upTo end: UInt64) throws(BoxwoodError) -> Bool {
         guard let wal else { return false }
-        replaying = true
-        defer { replaying = false }
-        return try wal.readPublished(upTo: end, afterSequence: lastSequence) { (sequence, count, payload) throws(BoxwoodError) in
+        return try wal.readPublished(upTo: end, afterSequence: state.version) { (sequence, count, payload) throws(BoxwoodError) in
             try applyRecord(sequence: sequence, operationCount: count, payload: payload, file: wal.file.path)
         }
     }
@@ -209,42 +207,40 @@ extension ValueBox {
         try installDataFile(file, meta: chosen)
         if wal == nil {
             let walPath = path + "/" + ValueBox.walFileName
-            guard fileSystem.kind(of: walPath) == .regular else { return lastSequence == published.version }
+            guard fileSystem.kind(of: walPath) == .regular else { return state.version == published.version }
             wal = WriteAheadLog(file: try openStorageFile(walPath, create: false, readOnly: options.readOnly))
         }
         wal!.restart(salt: chosen.walSalt)
         if chosen.generation == published.generation && chosen.walSalt == published.walSalt {
             guard try replayPublished(upTo: published.walEnd) else { return false }
         }
-        return lastSequence == published.version
+        return state.version == published.version
     }
 
-    /// Applies one WAL record to the in-memory state as a committed transaction.
+    /// Applies one WAL record to the in-memory state as a committed transaction: all of its operations, or (when
+    /// one is malformed or fails) none.
     func applyRecord(sequence: UInt64, operationCount: UInt32, payload: UnsafeRawBufferPointer, file: String) throws(BoxwoodError) {
-        beginInternal()
-        var reader = ByteReader(payload.baseAddress!, count: payload.count)
-        var applied: UInt32 = 0
-        while !reader.isAtEnd {
-            guard let operation = reader.operation() else {
-                rollBackTransaction()
-                inTransaction = false
-                throw .corrupted(file: file, page: nil, reason: "malformed operation in WAL record \(sequence)")
+        let base = state
+        do throws(BoxwoodError) {
+            var reader = ByteReader(payload.baseAddress ?? UnsafeRawPointer(cellBuffer), count: payload.count)
+            var applied: UInt32 = 0
+            while !reader.isAtEnd {
+                guard let operation = reader.operation() else {
+                    throw .corrupted(file: file, page: nil, reason: "malformed operation in WAL record \(sequence)")
+                }
+                try applyLogged(operation)
+                applied += 1
             }
-            do throws(BoxwoodError) { try apply(operation) } catch {
-                rollBackTransaction()
-                inTransaction = false
-                throw error
+            guard applied == operationCount else {
+                throw .corrupted(file: file, page: nil, reason: "WAL record \(sequence) holds \(applied) operations, header says \(operationCount)")
             }
-            applied += 1
-        }
-        guard applied == operationCount else {
-            rollBackTransaction()
-            inTransaction = false
-            throw .corrupted(file: file, page: nil, reason: "WAL record \(sequence) holds \(applied) operations, header says \(operationCount)")
+        } catch {
+            state = base
+            pager.abortTransaction()
+            throw error
         }
         pager.commitTransaction()
-        inTransaction = false
-        lastSequence = sequence
+        state.version = sequence
     }
 
     // MARK: Publishing
@@ -253,9 +249,9 @@ extension ValueBox {
     /// matching it.
     func publishState() {
         guard let header else { return }
-        let state = SharedHeader.Published(generation: meta.generation, walSalt: wal?.salt ?? meta.walSalt, version: lastSequence,
+        let state = SharedHeader.Published(generation: meta.generation, walSalt: wal?.salt ?? meta.walSalt, version: state.version,
                                            walEnd: wal?.endOffset ?? UInt64(WriteAheadLog.headerSize),
-                                           masterClientId: storedMasterClientId)
+                                           masterClientId: state.masterClientId)
         if header.hasValidIdentity { header.publish(state) } else { header.initialize(state) }
         if !options.readOnly { header.writerIsChangingFiles = false }
         seenHeaderSequence = header.sequence
@@ -276,7 +272,7 @@ extension ValueBox {
 
     /// The MasterClientId: the ``sessionClientId`` of the value box that last called
     /// ``becomeMasterClient()`` (in any process), 0 when none did. No I/O.
-    public var masterClientId: Int64 { header?.masterClientId ?? storedMasterClientId }
+    public var masterClientId: Int64 { header?.masterClientId ?? state.masterClientId }
 
     /// True when this value box is the master client.
     public var isMasterClient: Bool { masterClientId == sessionClientId }
@@ -286,12 +282,10 @@ extension ValueBox {
     /// transaction it becomes part of that transaction; outside, it runs one. Nothing is written when this
     /// value box already is the master.
     public func becomeMasterClient() throws(BoxwoodError) {
-        if inTransaction {
+        if transaction != nil {
             try checkWritable()
-            guard storedMasterClientId != sessionClientId else { return }
-            record.logSetMasterClientId(sessionClientId)
-            recordOperations += 1
-            storedMasterClientId = sessionClientId
+            guard state.masterClientId != sessionClientId else { return }
+            try perform(.setMasterClientId(sessionClientId))
             return
         }
         try begin()

@@ -20,7 +20,7 @@ extension ValueBox {
     public func suspend() throws(BoxwoodError) {
         if suspended { return }
         try checkUsable()
-        if inTransaction { throw .transactionAlreadyActive }
+        if transaction != nil { throw .transactionAlreadyActive }
         endRead()
         if !options.readOnly, let wal, wal.endOffset > UInt64(WriteAheadLog.headerSize),
            wal.endOffset <= ValueBox.suspendCheckpointLimit {

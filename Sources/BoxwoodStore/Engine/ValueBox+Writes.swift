@@ -1,5 +1,6 @@
-/// Mutations. Each public mutation validates its input, appends a logical operation to the transaction's WAL
-/// record and applies it to the copy-on-write trees. WAL replay runs the same internal functions.
+/// Mutations. Each public mutation validates its input and hands one logical operation to `perform`, which applies
+/// it to the copy-on-write trees (`apply`) and, when it changed something, logs it in the transaction's WAL record.
+/// WAL replay and catching up call `apply` with operations read from the log: they have no record to log to.
 extension ValueBox {
     // MARK: Keys
 
@@ -35,7 +36,7 @@ extension ValueBox {
     }
 
     func existingTable(_ table: ValueBoxTable) throws(BoxwoodError) -> TableState? {
-        guard let state = tables[table.id] else { return nil }
+        guard let state = state.tables[table.id] else { return nil }
         if state.keyType != table.keyType {
             throw .keyTypeMismatch(table: table.id, existing: state.keyType.description, requested: table.keyType.description)
         }
@@ -58,7 +59,7 @@ extension ValueBox {
         try table.requireWritableId()
         _ = try existingTable(table)
         try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) in
-            try put(table.id, table.keyType, k, n, bytes.baseAddress ?? UnsafeRawPointer(cellBuffer), bytes.count)
+            try perform(.set(table: table.id, keyType: table.keyType, key: UnsafeRawBufferPointer(start: k, count: n), value: bytes))
         }
     }
 
@@ -68,9 +69,8 @@ extension ValueBox {
         try checkWritable()
         try table.requireWritableId()
         _ = try existingTable(table)
-        let anyAddress = UnsafeRawPointer(cellBuffer)
-        try withInternalKey(table.keyType, keyBytes.baseAddress ?? anyAddress, keyBytes.count) { (k, n) throws(BoxwoodError) in
-            try put(table.id, table.keyType, k, n, bytes.baseAddress ?? anyAddress, bytes.count)
+        try withInternalKey(table.keyType, keyBytes.baseAddress ?? UnsafeRawPointer(cellBuffer), keyBytes.count) { (k, n) throws(BoxwoodError) in
+            try perform(.set(table: table.id, keyType: table.keyType, key: UnsafeRawBufferPointer(start: k, count: n), value: bytes))
         }
     }
 
@@ -80,7 +80,7 @@ extension ValueBox {
         try table.requireWritableId()
         guard try existingTable(table) != nil else { return }
         try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) in
-            _ = try removeKey(table.id, k, n, secure: secure)
+            try perform(.remove(table: table.id, key: UnsafeRawBufferPointer(start: k, count: n), secure: secure))
         }
     }
 
@@ -91,7 +91,9 @@ extension ValueBox {
         guard try existingTable(table) != nil else { return }
         try withInternalKey(table.keyType, start) { (s, sn) throws(BoxwoodError) in
             try withInternalKey(table.keyType, end) { (e, en) throws(BoxwoodError) in
-                if compareKeys(s, sn, e, en) <= 0 { try removeKeys(table.id, low: s, sn, high: e, en) } else { try removeKeys(table.id, low: e, en, high: s, sn) }
+                let start = UnsafeRawBufferPointer(start: s, count: sn), end = UnsafeRawBufferPointer(start: e, count: en)
+                let inOrder = compareKeys(s, sn, e, en) <= 0
+                try perform(.removeRange(table: table.id, low: inOrder ? start : end, high: inOrder ? end : start))
             }
         }
     }
@@ -119,7 +121,7 @@ extension ValueBox {
         try checkWritable()
         try table.requireWritableId()
         guard try existingTable(table) != nil else { return }
-        try clearTable(table.id)
+        try perform(.removeAll(table: table.id))
     }
 
     /// Deletes a table.
@@ -127,7 +129,7 @@ extension ValueBox {
         try checkWritable()
         try table.requireWritableId()
         guard try existingTable(table) != nil else { return }
-        try dropTable(table.id)
+        try perform(.removeTable(table: table.id))
     }
 
     /// Gives a table a new id, keeping its key type and contents. A table already at the new id is replaced.
@@ -136,7 +138,7 @@ extension ValueBox {
         try table.requireWritableId()
         try newTable.requireWritableId()
         guard try existingTable(table) != nil, table.id != newTable.id else { return }
-        try rename(table.id, to: newTable.id)
+        try perform(.renameTable(from: table.id, to: newTable.id))
     }
 
     /// Partial read-modify-write of an existing value: `process` gets the length, a reader
@@ -173,38 +175,63 @@ extension ValueBox {
         offset >= 0 && count >= 0 && offset <= length && count <= length - offset
     }
 
-    // MARK: Internal operations (shared with WAL replay)
+    // MARK: Applying operations
 
-    /// Applies one replayed WAL operation.
-    func apply(_ operation: WALOperation) throws(BoxwoodError) {
+    /// The one way a transaction changes the state: applies `operation` and, when it changed something, appends it
+    /// to the transaction's WAL record (so a commit replays to exactly this state). The caller validated it.
+    @inline(__always)
+    func perform(_ operation: WALOperation) throws(BoxwoodError) {
+        if try apply(operation) { record.append(operation) }
+    }
+
+    /// Applies one operation to the state and the trees without logging it; returns whether it changed anything
+    /// (an operation that did not — removing an absent key, renaming a missing table — is not logged). Called by
+    /// `perform` for the caller's operations and by replay for operations read from the WAL.
+    @inline(__always)
+    func apply(_ operation: WALOperation) throws(BoxwoodError) -> Bool {
         switch operation {
         case let .set(table, keyType, key, value):
-            if let existing = tables[table], existing.keyType != keyType {
-                throw .corrupted(file: wal?.file.path ?? path, page: nil, reason: "WAL sets table \(table) with a different key type")
-            }
-            try checkLoggedKey(key, table: table, int64: keyType == .int64)
-            try put(table, keyType, key.baseAddress ?? UnsafeRawPointer(cellBuffer), key.count, value.baseAddress ?? UnsafeRawPointer(cellBuffer), value.count)
+            try put(table, keyType, key.baseAddress ?? UnsafeRawPointer(cellBuffer), key.count,
+                    value.baseAddress ?? UnsafeRawPointer(cellBuffer), value.count)
+            return true
         case let .remove(table, key, secure):
-            try checkLoggedKey(key, table: table, int64: false)
-            _ = try removeKey(table, key.baseAddress ?? UnsafeRawPointer(cellBuffer), key.count, secure: secure)
+            return try removeKey(table, key.baseAddress ?? UnsafeRawPointer(cellBuffer), key.count, secure: secure)
         case let .removeRange(table, low, high):
-            try checkLoggedKey(low, table: table, int64: false)
-            try checkLoggedKey(high, table: table, int64: false)
-            try removeKeys(table, low: low.baseAddress ?? UnsafeRawPointer(cellBuffer), low.count, high: high.baseAddress ?? UnsafeRawPointer(cellBuffer), high.count)
+            return try removeKeys(table, low: low.baseAddress ?? UnsafeRawPointer(cellBuffer), low.count,
+                                  high: high.baseAddress ?? UnsafeRawPointer(cellBuffer), high.count)
         case let .removeAll(table):
-            try clearTable(table)
+            return try clearTable(table)
         case let .removeTable(table):
-            try dropTable(table)
+            return try dropTable(table)
         case let .renameTable(from, to):
-            try rename(from, to: to)
+            return try rename(from, to: to)
         case let .setMasterClientId(id):
-            storedMasterClientId = id
+            state.masterClientId = id
+            return true
         }
     }
 
-    /// A key read from a WAL record (checksums and all) is still checked against the limits every writer obeys:
-    /// records are replayed into pages and buffers sized by them, so a forged or damaged record with a longer key
-    /// would overrun memory.
+    /// Applies one operation read from the WAL. Its checksums held, but its keys are still checked against the
+    /// limits every writer obeys (records are replayed into pages and buffers sized by them, so a forged or
+    /// damaged record with a longer key would overrun memory), and a set must agree with its table's key type.
+    func applyLogged(_ operation: WALOperation) throws(BoxwoodError) {
+        switch operation {
+        case let .set(table, keyType, key, _):
+            if let existing = state.tables[table], existing.keyType != keyType {
+                throw .corrupted(file: wal?.file.path ?? path, page: nil, reason: "WAL sets table \(table) with a different key type")
+            }
+            try checkLoggedKey(key, table: table, int64: keyType == .int64)
+        case let .remove(table, key, _):
+            try checkLoggedKey(key, table: table, int64: false)
+        case let .removeRange(table, low, high):
+            try checkLoggedKey(low, table: table, int64: false)
+            try checkLoggedKey(high, table: table, int64: false)
+        case .removeAll, .removeTable, .renameTable, .setMasterClientId:
+            break
+        }
+        _ = try apply(operation)
+    }
+
     private func checkLoggedKey(_ key: UnsafeRawBufferPointer, table: Int32, int64: Bool) throws(BoxwoodError) {
         if key.count > ValueBox.maxKeySize || (int64 && key.count != 8) {
             throw .corrupted(file: wal?.file.path ?? path, page: nil,
@@ -214,79 +241,54 @@ extension ValueBox {
 
     func put(_ id: Int32, _ keyType: ValueBoxKeyType, _ key: UnsafeRawPointer, _ keyLength: Int,
              _ value: UnsafeRawPointer, _ valueLength: Int) throws(BoxwoodError) {
-        var state = tables[id] ?? TableState(keyType: keyType, root: 0, entries: 0, bytes: 0)
-        if !replaying {
-            record.logSet(table: id, keyType: keyType, key: key, keyLength: keyLength, value: value, valueLength: valueLength)
-            recordOperations += 1
-        }
+        var table = state.tables[id] ?? TableState(keyType: keyType, root: 0, entries: 0, bytes: 0)
         let cellSize = LeafValue.makeCell(pager, into: cellBuffer, key: key, keyLength: keyLength, value: value,
                                           valueLength: valueLength, compressionThreshold: options.compressionThreshold)
-        if state.root == 0 {
-            let (ref, memory) = pager.allocateDirty()
-            Node.initialize(memory, type: .leaf)
-            _ = Node.insertCell(memory, at: 0, cellBuffer, cellSize, leaf: true)
-            state.root = ref
-        } else {
-            let path = path_
-            let (index, found) = try BTree.descend(pager, root: state.root, key, keyLength, path: path)
-            try BTree.touchPath(pager, root: &state.root, path: path)
-            let leaf = pager.dirtyMemory(path.refs[path.refs.count - 1])
-            var replaced = false
-            if found {
-                let off = Node.slot(leaf, index)
-                // Wrapping: each raw length is below 2^32 (validated with its page), but a forged file could
-                // hold enough of them to run a total past Int's range; a wrong total is reported by `check`.
-                state.bytes &-= keyLength + LeafValue.rawLength(leaf, off)
-                state.entries -= 1
-                if let overflow = LeafValue.overflowReference(leaf, off) { try pager.freeOverflow(overflow) }
-                // An overwrite that fits in the old cell (the common case: same-size values) rewrites it
-                // where it is, instead of removing the cell and inserting it again.
-                replaced = Node.replaceLeafCellInPlace(leaf, at: off, cellBuffer, cellSize)
-                if !replaced { Node.removeCell(leaf, at: index, leaf: true) }
-            }
-            if !replaced {
-                try BTree.insertIntoLeaf(pager, root: &state.root, path: path, index: index, cell: cellBuffer, size: cellSize)
-            }
+        let pager = self.pager!
+        var root = table.root
+        try BTree.upsert(pager, root: &root, key, keyLength, cell: cellBuffer, size: cellSize, path: path_) { (leaf, off) throws(BoxwoodError) in
+            // Wrapping: each raw length is below 2^32 (validated with its page), but a forged file could hold enough
+            // of them to run a total past Int's range; a wrong total is reported by `check`.
+            table.bytes &-= keyLength + LeafValue.rawLength(leaf, off)
+            table.entries -= 1
+            if let overflow = LeafValue.overflowReference(leaf, off) { try pager.freeOverflow(overflow) }
         }
-        state.entries += 1
-        state.bytes &+= keyLength + valueLength
-        tables[id] = state
+        table.root = root
+        table.entries += 1
+        table.bytes &+= keyLength + valueLength
+        state.tables[id] = table
         pager.modificationCount &+= 1
     }
 
     /// Removes one key; returns whether it was present.
     func removeKey(_ id: Int32, _ key: UnsafeRawPointer, _ keyLength: Int, secure: Bool) throws(BoxwoodError) -> Bool {
-        guard var state = tables[id], state.root != 0 else { return false }
+        guard var table = state.tables[id], table.root != 0 else { return false }
         let path = path_
-        let (index, found) = try BTree.descend(pager, root: state.root, key, keyLength, path: path)
+        let (index, found) = try BTree.descend(pager, root: table.root, key, keyLength, path: path)
         guard found else { return false }
-        if !replaying {
-            record.logRemove(table: id, key: key, keyLength: keyLength, secure: secure)
-            recordOperations += 1
-        }
-        try removeAt(&state, path: path, index: index, keyLength: keyLength)
-        tables[id] = state
-        if secure { secureDeletePending = true }
+        try removeAt(&table, path: path, index: index, keyLength: keyLength)
+        state.tables[id] = table
+        if secure { state.secureDeletePending = true }
         return true
     }
 
-    private func removeAt(_ state: inout TableState, path: TreePath, index: Int, keyLength: Int) throws(BoxwoodError) {
-        try BTree.touchPath(pager, root: &state.root, path: path)
+    private func removeAt(_ table: inout TableState, path: TreePath, index: Int, keyLength: Int) throws(BoxwoodError) {
+        try BTree.touchPath(pager, root: &table.root, path: path)
         let leaf = pager.dirtyMemory(path.refs[path.refs.count - 1])
         let off = Node.slot(leaf, index)
-        state.bytes &-= keyLength + LeafValue.rawLength(leaf, off)   // wrapping: see `put`
-        state.entries -= 1
+        table.bytes &-= keyLength + LeafValue.rawLength(leaf, off)   // wrapping: see `put`
+        table.entries -= 1
         if let overflow = LeafValue.overflowReference(leaf, off) { try pager.freeOverflow(overflow) }
         Node.removeCell(leaf, at: index, leaf: true)
-        try BTree.rebalance(pager, root: &state.root, path: path)
+        try BTree.rebalance(pager, root: &table.root, path: path)
         pager.modificationCount &+= 1
     }
 
-    /// Removes every key in `low...high` (internal keys, `low <= high`).
-    func removeKeys(_ id: Int32, low: UnsafeRawPointer, _ lowLength: Int, high: UnsafeRawPointer, _ highLength: Int) throws(BoxwoodError) {
-        guard var state = tables[id], state.root != 0 else { return }
+    /// Removes every key in `low...high` (internal keys, `low <= high`); returns whether any was present.
+    func removeKeys(_ id: Int32, low: UnsafeRawPointer, _ lowLength: Int, high: UnsafeRawPointer, _ highLength: Int) throws(BoxwoodError) -> Bool {
+        guard var table = state.tables[id], table.root != 0 else { return false }
         var keys: [[UInt8]] = []
-        var cursor = Cursor(pager: pager, root: state.root)
+        var cursor = Cursor(pager: pager, root: table.root)
         try cursor.seek(atOrAfter: low, lowLength)
         while cursor.isValid {
             let (k, n) = cursor.key
@@ -294,56 +296,47 @@ extension ValueBox {
             keys.append(Array(UnsafeRawBufferPointer(start: k, count: n)))
             try cursor.next()
         }
-        if keys.isEmpty { return }
-        if !replaying {
-            record.logRemoveRange(table: id, low: low, lowLength: lowLength, high: high, highLength: highLength)
-            recordOperations += 1
-        }
+        if keys.isEmpty { return false }
         let path = path_
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: ValueBox.maxKeySize + 8, alignment: 8)
         defer { scratch.deallocate() }
         for key in keys {
             for (i, b) in key.enumerated() { scratch.storeBytes(of: b, toByteOffset: i, as: UInt8.self) }
-            let (index, found) = try BTree.descend(pager, root: state.root, scratch, key.count, path: path)
-            if found { try removeAt(&state, path: path, index: index, keyLength: key.count) }
+            let (index, found) = try BTree.descend(pager, root: table.root, scratch, key.count, path: path)
+            if found { try removeAt(&table, path: path, index: index, keyLength: key.count) }
         }
-        tables[id] = state
+        state.tables[id] = table
+        return true
     }
 
-    func clearTable(_ id: Int32) throws(BoxwoodError) {
-        guard var state = tables[id] else { return }
-        if !replaying {
-            record.logTableOperation(.removeAll, table: id)
-            recordOperations += 1
-        }
-        try BTree.freeTree(pager, root: state.root)
-        state.root = 0
-        state.entries = 0
-        state.bytes = 0
-        tables[id] = state
+    /// Empties a table (it keeps its key type); returns whether the table exists.
+    func clearTable(_ id: Int32) throws(BoxwoodError) -> Bool {
+        guard var table = state.tables[id] else { return false }
+        try BTree.freeTree(pager, root: table.root)
+        table.root = 0
+        table.entries = 0
+        table.bytes = 0
+        state.tables[id] = table
         pager.modificationCount &+= 1
+        return true
     }
 
-    func dropTable(_ id: Int32) throws(BoxwoodError) {
-        guard let state = tables[id] else { return }
-        if !replaying {
-            record.logTableOperation(.removeTable, table: id)
-            recordOperations += 1
-        }
-        try BTree.freeTree(pager, root: state.root)
-        tables[id] = nil
+    /// Deletes a table; returns whether it existed.
+    func dropTable(_ id: Int32) throws(BoxwoodError) -> Bool {
+        guard let table = state.tables[id] else { return false }
+        try BTree.freeTree(pager, root: table.root)
+        state.tables[id] = nil
         pager.modificationCount &+= 1
+        return true
     }
 
-    func rename(_ from: Int32, to: Int32) throws(BoxwoodError) {
-        guard from != to, let state = tables[from] else { return }
-        if !replaying {
-            record.logRename(from: from, to: to)
-            recordOperations += 1
-        }
-        if let existing = tables[to] { try BTree.freeTree(pager, root: existing.root) }
-        tables[to] = state
-        tables[from] = nil
+    /// Moves a table to another id, replacing any table there; returns whether anything moved.
+    func rename(_ from: Int32, to: Int32) throws(BoxwoodError) -> Bool {
+        guard from != to, let table = state.tables[from] else { return false }
+        if let existing = state.tables[to] { try BTree.freeTree(pager, root: existing.root) }
+        state.tables[to] = table
+        state.tables[from] = nil
         pager.modificationCount &+= 1
+        return true
     }
 }

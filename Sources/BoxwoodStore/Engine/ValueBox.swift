@@ -32,29 +32,14 @@ public final class ValueBox {
 
     /// The meta of the checkpoint this state is built on.
     var meta: MetaPage!
-    /// Pages of the durable catalog tree (freed by the next checkpoint, which writes a new one).
-    var catalogPages: [UInt64] = []
 
-    /// Every table, by id.
-    @exclusivity(unchecked) var tables: [Int32: TableState] = [:]
-    /// `tables` as of `begin()`, restored by `abort()`.
-    var tablesAtBegin: [Int32: TableState] = [:]
-    /// TransactionStateVersion of the last commit in this state.
-    var lastSequence: UInt64 = 0
-    /// MasterClientId in this state, and as of `begin()`.
-    var storedMasterClientId: Int64 = 0
-    var masterClientIdAtBegin: Int64 = 0
-    /// A committed secure remove (or a meta that says so) has not been scrubbed from the free pages yet
-    /// (see ``checkpoint()``), and its value as of `begin()`.
-    var secureDeletePending = false
-    var secureDeletePendingAtBegin = false
-
-    @exclusivity(unchecked) var inTransaction = false
-    /// The open transaction's WAL record: `WriteAheadLog.recordHeaderSize` reserved bytes, then operations.
-    let record = ByteBuffer(capacity: 64 << 10)
-    @exclusivity(unchecked) var recordOperations: UInt32 = 0
-    /// True while replaying the WAL (operations are applied but not logged again).
-    @exclusivity(unchecked) var replaying = false
+    /// The logical state every read and write works on: the last commit's, or inside a transaction what the
+    /// transaction has made of it so far (see `CommittedState`).
+    @exclusivity(unchecked) var state = CommittedState()
+    /// The open transaction, nil outside one.
+    @exclusivity(unchecked) var transaction: OpenTransaction?
+    /// The open write transaction's WAL record.
+    let record = TransactionRecord()
     /// Set after a failed write or sync: the in-memory state can no longer be trusted to match the files.
     /// The next call recovers (see `ValueBox+Recovery.swift`) before doing anything else. The writer lock
     /// stays held until then.
@@ -85,7 +70,7 @@ public final class ValueBox {
     var createdHeaderFile = false
     /// The last version this value box committed (read by ``externalChanges()``'s watcher thread).
     let ownCommits = ManagedAtomic<UInt64>(0)
-    /// `lastSequence` when the previous transaction ended.
+    /// `state.version` when the previous transaction ended.
     var versionAtLastTransaction: UInt64 = 0
 
     /// True when the last ``begin()`` found commits of other value boxes (other processes) that this one
@@ -133,7 +118,7 @@ public final class ValueBox {
     /// right now) and closes the files.
     public func close() throws(BoxwoodError) {
         if isClosed { return }
-        if inTransaction { abort() }
+        if transaction != nil { abort() }
         endRead()
         var closeError: BoxwoodError? = nil
         if failure == nil && !options.readOnly {
@@ -160,14 +145,14 @@ public final class ValueBox {
 
     /// The number of non-empty transactions committed to the database since it was created, by any value box
     /// in any process: one atomic load from the shared header, no I/O.
-    public var transactionStateVersion: UInt64 { header?.transactionStateVersion ?? lastSequence }
+    public var transactionStateVersion: UInt64 { header?.transactionStateVersion ?? state.version }
 
     /// The TransactionStateVersion of the state this value box reads now (it catches up with
     /// ``transactionStateVersion`` at the next transaction or read).
-    public var snapshotVersion: UInt64 { lastSequence }
+    public var snapshotVersion: UInt64 { state.version }
 
     /// True between `begin()` and `commit()`/`abort()`.
-    public var isInTransaction: Bool { inTransaction }
+    public var isInTransaction: Bool { transaction != nil }
 
     func checkUsable() throws(BoxwoodError) {
         if failure != nil { try recoverFromFailure() }
@@ -182,7 +167,7 @@ public final class ValueBox {
     public func checkWritable() throws(BoxwoodError) {
         try checkUsable()
         if options.readOnly { throw .readOnly(path: path) }
-        if !inTransaction { throw .noActiveTransaction }
+        if transaction == nil { throw .noActiveTransaction }
     }
 
     // MARK: Transactions
@@ -191,26 +176,16 @@ public final class ValueBox {
     /// read-only value box pins a snapshot instead) and catches up with every commit made so far.
     public func begin() throws(BoxwoodError) {
         try checkUsable()
-        if inTransaction || inExplicitRead { throw .transactionAlreadyActive }
+        if transaction != nil || inExplicitRead { throw .transactionAlreadyActive }
         if options.readOnly {
             try pinSnapshot()
         } else {
             try lockWriter()
             do { try catchUp() } catch { unlockWriter(); throw error }
         }
-        lastBeginSawExternalCommits = lastSequence != versionAtLastTransaction
-        beginInternal()
-    }
-
-    func beginInternal() {
-        inTransaction = true
-        tablesAtBegin = tables
-        masterClientIdAtBegin = storedMasterClientId
-        secureDeletePendingAtBegin = secureDeletePending
-        record.reset()
-        record.reserve(WriteAheadLog.recordHeaderSize)
-        record.append(UnsafeRawPointer(cellBuffer), WriteAheadLog.recordHeaderSize)
-        recordOperations = 0
+        lastBeginSawExternalCommits = state.version != versionAtLastTransaction
+        transaction = OpenTransaction(base: state)
+        record.start()
     }
 
     /// Commits the transaction: appends its WAL record (synced in `.full` mode), publishes it to other value
@@ -224,18 +199,18 @@ public final class ValueBox {
     /// holds exactly the commits that succeeded.
     public func commit() throws(BoxwoodError) {
         try checkUsable()
-        guard inTransaction else { throw .noActiveTransaction }
-        if recordOperations == 0 {
+        guard transaction != nil else { throw .noActiveTransaction }
+        if record.operationCount == 0 {
             pager.commitTransaction()
             endTransaction()
             return
         }
-        let sequence = lastSequence + 1
+        let sequence = state.version + 1
         let log = wal!
         let previousEnd = log.size
         header?.writerIsChangingFiles = true
         do {
-            try log.append(sequence: sequence, record: record, operationCount: recordOperations, sync: options.durability == .full)
+            try log.append(sequence: sequence, record: record.bytes, operationCount: record.operationCount, sync: options.durability == .full)
         } catch {
             // The record may be partly or wholly written (a failed fsync says nothing about what reached the
             // disk): roll the transaction back and cut the record off the log.
@@ -246,17 +221,16 @@ public final class ValueBox {
                 endTransaction()
             } catch let rollbackError {
                 // Keep the writer lock: no other writer may append after a record that must be cut off.
-                inTransaction = false
+                transaction = nil
                 pendingWALRollback = previousEnd
                 failure = rollbackError
             }
             throw error
         }
         pager.commitTransaction()
-        lastSequence = sequence
-        inTransaction = false
-        record.reset()
-        record.shrinkIfLarge()
+        state.version = sequence
+        transaction = nil
+        record.clear()
         ownCommits.store(sequence, ordering: .releasing)
         publishState()
         if wal!.size >= options.checkpointWALBytes
@@ -273,24 +247,23 @@ public final class ValueBox {
 
     /// Rolls back the transaction: nothing it did survives.
     public func abort() {
-        guard inTransaction else { return }
+        guard transaction != nil else { return }
         rollBackTransaction()
         endTransaction()
     }
 
-    /// Restores the state of `begin()` (the transaction stays formally open until `endTransaction`).
+    /// Restores the state the transaction started from and drops the pages it made (the transaction stays
+    /// formally open until `endTransaction`).
     func rollBackTransaction() {
-        tables = tablesAtBegin
-        storedMasterClientId = masterClientIdAtBegin
-        secureDeletePending = secureDeletePendingAtBegin
+        if let transaction { state = transaction.base }
         pager.abortTransaction()
-        record.reset()
+        record.clear()
     }
 
     /// Leaves the transaction: releases the writer lock (unless a failure keeps it) or the read pin.
     func endTransaction() {
-        inTransaction = false
-        versionAtLastTransaction = lastSequence
+        transaction = nil
+        versionAtLastTransaction = state.version
         if options.readOnly { unpinSnapshot() } else if failure == nil { unlockWriter() }
     }
 
@@ -299,11 +272,11 @@ public final class ValueBox {
     public func drop() throws(BoxwoodError) {
         if isClosed { throw .closed }
         if options.readOnly { throw .readOnly(path: path) }
-        if inTransaction { abort() }
+        if transaction != nil { abort() }
         endRead()
         try begin()
         do {
-            for id in tables.keys.sorted() { try dropTable(id) }
+            for id in state.tables.keys.sorted() { try perform(.removeTable(table: id)) }
         } catch {
             abort()
             throw error

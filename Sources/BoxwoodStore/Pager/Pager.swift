@@ -9,6 +9,10 @@
 final class Pager {
     let file: StorageFile
     let pageSize = PageLayout.pageSize
+    /// Checks the structure of a checkpointed page whose checksum matched, the first time it is touched: nil when
+    /// it is sound, else why not. The pager knows pages as checksummed blocks; what a page holds is the tree's
+    /// business (`Node.validate`), handed in by the owner of the trees.
+    private let validatePage: (_ page: UnsafeRawPointer, _ pageCount: UInt64) -> String?
 
     // MARK: Mapping of checkpointed pages
 
@@ -51,28 +55,17 @@ final class Pager {
     @exclusivity(unchecked) private var retiredPages: [Int] = []
     @exclusivity(unchecked) private var createdBlobs: [Int] = []
     @exclusivity(unchecked) private var retiredBlobs: [Int] = []
-    @exclusivity(unchecked) private var txnFreedDisk: [UInt64] = []
 
-    /// Checkpointed pages that committed transactions stopped using. They are still referenced by the durable
-    /// meta, so they become reusable only after the next checkpoint.
-    var pendingFree: [UInt64] = []
-    /// One bit per checkpointed page released (copied or freed) since the last checkpoint: exactly the pages
-    /// of `pendingFree` and `txnFreedDisk`. In a sound file every page has one parent, so a page is released
-    /// at most once; a second release means a forged or damaged file references it twice (a DAG, or two
-    /// trees sharing a page), and is refused instead of putting the page in the freelist twice (two later
-    /// pages would then be written over one).
-    @exclusivity(unchecked) private var releasedDisk: [UInt64] = []
-    /// Pages free in the durable state (the meta's freelist): the next checkpoint may overwrite them.
-    var freePages: [UInt64] = []
-    /// Pages holding the durable freelist itself (freed at the next checkpoint).
-    var freelistPages: [UInt64] = []
+    /// Which pages of the durable state are free, released, or in use (see `FreeSpace`).
+    let freeSpace = FreeSpace()
 
     /// Bumped whenever page memory may have moved or been released (mutation, checkpoint, remap), so that
     /// iterators know to re-seek.
     @exclusivity(unchecked) var modificationCount: UInt64 = 0
 
-    init(file: StorageFile) {
+    init(file: StorageFile, validatePage: @escaping (_ page: UnsafeRawPointer, _ pageCount: UInt64) -> String?) {
         self.file = file
+        self.validatePage = validatePage
     }
 
     deinit {
@@ -128,7 +121,7 @@ final class Pager {
             if pageChecksum(pointer, pageNumber: page) != load64(pointer, 0) {
                 throw .checksumMismatch(file: file.path, page: page, offset: page * UInt64(pageSize))
             }
-            if let reason = Node.validate(pointer, pageCount: pageCount) {
+            if let reason = validatePage(pointer, pageCount) {
                 throw .corrupted(file: file.path, page: page, reason: reason)
             }
             markVerified(page)
@@ -159,7 +152,7 @@ final class Pager {
     // MARK: Dirty pages
 
     /// A new dirty page owned by the current transaction. Its bytes are unspecified: callers copy a page into
-    /// it or initialize it (and `Node.clearUnusedSpace` zeroes every unused byte before a page is written).
+    /// it or initialize it (and every unused byte is zeroed before a page is written).
     func allocateDirty() -> (PageRef, UnsafeMutableRawPointer) {
         let memory = sparePages.popLast() ?? UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
         let index: Int
@@ -205,28 +198,11 @@ final class Pager {
         }
     }
 
-    /// Records that the current transaction stopped using checkpointed page `page` (see `releasedDisk`).
+    /// Records that the current transaction stopped using checkpointed page `page` (see `FreeSpace`).
     private func release(_ page: UInt64) throws(BoxwoodError) {
-        let word = Int(page >> 6)
-        let bit: UInt64 = 1 << (page & 63)
-        if word >= releasedDisk.count {
-            releasedDisk.append(contentsOf: repeatElement(0, count: word - releasedDisk.count + 1 + releasedDisk.count / 2))
-        }
-        if releasedDisk[word] & bit != 0 {
+        guard freeSpace.release(page) else {
             throw .corrupted(file: file.path, page: page, reason: "page is referenced twice (two parents, or two trees)")
         }
-        releasedDisk[word] |= bit
-        txnFreedDisk.append(page)
-    }
-
-    private func unrelease(_ page: UInt64) {
-        let word = Int(page >> 6)
-        if word < releasedDisk.count { releasedDisk[word] &= ~(1 << (page & 63)) }
-    }
-
-    /// The checkpoint put `pendingFree` in the new freelist: no page is released in the new durable state.
-    func clearReleased() {
-        releasedDisk.removeAll(keepingCapacity: true)
     }
 
     private func releaseDirty(_ index: Int) {
@@ -291,7 +267,7 @@ final class Pager {
     func commitTransaction() {
         for index in retiredPages { releaseDirty(index) }
         for index in retiredBlobs { releaseBlob(index) }
-        pendingFree.append(contentsOf: txnFreedDisk)
+        freeSpace.commitTransaction()
         resetTransactionLists()
     }
 
@@ -299,7 +275,7 @@ final class Pager {
     func abortTransaction() {
         for index in createdPages where dirtyPages[index] != nil && dirtyTxn[index] == txn { releaseDirty(index) }
         for index in createdBlobs where blobs[index]?.txn == txn { releaseBlob(index) }
-        for page in txnFreedDisk { unrelease(page) }
+        freeSpace.abortTransaction()
         resetTransactionLists()
         modificationCount &+= 1
     }
@@ -309,7 +285,6 @@ final class Pager {
         retiredPages.removeAll(keepingCapacity: true)
         createdBlobs.removeAll(keepingCapacity: true)
         retiredBlobs.removeAll(keepingCapacity: true)
-        txnFreedDisk.removeAll(keepingCapacity: true)
         txn &+= 1
     }
 
@@ -334,7 +309,7 @@ final class Pager {
         while sparePages.count > keep { sparePages.removeLast().deallocate() }
     }
 
-    /// Frees everything held in memory (after `drop` or on deinit).
+    /// Frees everything held in memory (on deinit).
     func releaseAllDirty() {
         for index in dirtyPages.indices { releaseDirty(index) }
         trimSparePages(keeping: 0)
@@ -348,8 +323,6 @@ final class Pager {
         retiredPages.removeAll()
         createdBlobs.removeAll()
         retiredBlobs.removeAll()
-        txnFreedDisk.removeAll()
-        releasedDisk.removeAll()
         modificationCount &+= 1
     }
 }

@@ -1,0 +1,92 @@
+/// The free space of the data file: which pages of the durable state (the newest meta's trees, catalog and
+/// freelist) may be written over, and when. The one owner of that knowledge: transactions release pages here, a
+/// checkpoint allocates from it and writes its next freelist from it, `check` and statistics read it.
+///
+/// Every page below the meta's page count (the two meta pages aside) is in exactly one of these states:
+///
+/// - used by the current state's trees (not recorded here);
+/// - `free`: an entry of the durable freelist. The next checkpoint may write over it, unless a reader pins an
+///   older snapshot that may still read it;
+/// - `freelistPages` / `catalogPages`: holding the durable freelist or catalog. Every checkpoint writes new ones,
+///   so these become free with it;
+/// - `released`: a committed transaction stopped using it (copied it on write, or freed it). The durable meta
+///   still references it, so it is reusable only after the next checkpoint, whose freelist includes it;
+/// - released by the open transaction: like `released` once it commits; back in use if it aborts.
+///
+/// A page is released at most once between checkpoints (`releasedBits`): in a sound file every page has one
+/// parent, so a second release means a forged or damaged file references a page twice (a DAG, or two trees
+/// sharing a page). That is refused, or the page would enter the freelist twice and two later pages would be
+/// written over one.
+final class FreeSpace {
+    /// The durable freelist's entries, largest first (allocation takes the smallest).
+    private(set) var free: [UInt64] = []
+    /// The pages holding the durable freelist.
+    private(set) var freelistPages: [UInt64] = []
+    /// The pages of the durable catalog tree.
+    private(set) var catalogPages: [UInt64] = []
+    /// Pages committed transactions released since the last checkpoint.
+    private(set) var released: [UInt64] = []
+    /// Pages the open transaction released.
+    private var releasedByTransaction: [UInt64] = []
+    /// One bit per page of `released` and `releasedByTransaction`.
+    private var releasedBits: [UInt64] = []
+
+    /// Adopts the free space of a durable state: its freelist (entries and the pages holding them) and its
+    /// catalog's pages. Nothing is released in a state just read or just written.
+    func install(free: [UInt64], freelistPages: [UInt64], catalogPages: [UInt64]) {
+        self.free = free.sorted(by: >)
+        self.freelistPages = freelistPages
+        self.catalogPages = catalogPages
+        released = []
+        releasedByTransaction = []
+        releasedBits.removeAll(keepingCapacity: true)
+    }
+
+    /// Records that the open transaction stopped using page `page` of the durable state. False when the page was
+    /// released already since the last checkpoint (see the type's comment): the caller reports the damage.
+    func release(_ page: UInt64) -> Bool {
+        let word = Int(page >> 6)
+        let bit: UInt64 = 1 << (page & 63)
+        if word >= releasedBits.count {
+            releasedBits.append(contentsOf: repeatElement(0, count: word - releasedBits.count + 1 + releasedBits.count / 2))
+        }
+        if releasedBits[word] & bit != 0 { return false }
+        releasedBits[word] |= bit
+        releasedByTransaction.append(page)
+        return true
+    }
+
+    /// The open transaction committed: what it released waits for the next checkpoint.
+    func commitTransaction() {
+        released.append(contentsOf: releasedByTransaction)
+        releasedByTransaction.removeAll(keepingCapacity: true)
+    }
+
+    /// The open transaction aborted: what it released is in use again.
+    func abortTransaction() {
+        for page in releasedByTransaction {
+            let word = Int(page >> 6)
+            if word < releasedBits.count { releasedBits[word] &= ~(1 << (page & 63)) }
+        }
+        releasedByTransaction.removeAll(keepingCapacity: true)
+    }
+
+    /// Pages free now or after the next checkpoint (statistics, compaction's report).
+    var freeOrReleasedCount: Int { free.count + released.count }
+
+    /// The next checkpoint's freelist: `stillFree` (what stays free of the durable freelist after the checkpoint
+    /// took pages from it), plus every page the durable state uses that the checkpoint's state does not — the
+    /// released pages, the old catalog and the old freelist's pages.
+    func nextFreelist(stillFree: [UInt64]) -> [UInt64] {
+        stillFree + released + catalogPages + freelistPages
+    }
+
+    /// True when checkpoints can shorten a file of `pageCount` pages: its last page is free in the durable meta
+    /// (the next checkpoint cuts it off), or it holds the freelist or catalog, which every checkpoint rewrites into
+    /// the lowest free pages (so the one after next can cut it off).
+    func hasFreeTail(pageCount: UInt64) -> Bool {
+        guard let largestFree = free.first else { return false }
+        let last = pageCount - 1
+        return largestFree == last || freelistPages.contains(last) || catalogPages.contains(last)
+    }
+}

@@ -1,0 +1,37 @@
+/// Page numbers for pages about to be written: first the reusable pages it was given (free in the durable state;
+/// the smallest first), then new pages past the end of the file. A checkpoint allocates from the durable freelist;
+/// a compaction, writing a new file, only new pages.
+final class PageAllocator {
+    /// Reusable pages not handed out yet, largest first.
+    private(set) var remainingReusable: [UInt64]
+    /// The first page number past everything allocated so far.
+    private(set) var nextPage: UInt64
+
+    init(reusable: [UInt64] = [], firstNewPage: UInt64) {
+        remainingReusable = reusable
+        nextPage = firstNewPage
+    }
+
+    /// One page: the smallest reusable one, else a new one.
+    func allocate() -> UInt64 {
+        if let page = remainingReusable.popLast() { return page }
+        defer { nextPage += 1 }
+        return nextPage
+    }
+
+    /// `count` consecutive new pages; returns the first.
+    func allocateConsecutive(_ count: Int) -> UInt64 {
+        defer { nextPage += UInt64(count) }
+        return nextPage
+    }
+
+    /// Stops the file at the last page in use: drops the reusable pages that form its tail.
+    func dropFreeTail() {
+        var dropped = 0
+        while dropped < remainingReusable.count && remainingReusable[dropped] + 1 == nextPage && nextPage > 2 {
+            dropped += 1
+            nextPage -= 1
+        }
+        remainingReusable.removeFirst(dropped)
+    }
+}
