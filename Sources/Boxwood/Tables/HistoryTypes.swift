@@ -234,67 +234,7 @@ public struct ChatListTotalUnreadState: Hashable, Sendable, CustomStringConverti
     public var description: String { "(messages: \(messageCount), chats: \(chatCount))" }
 }
 
-// MARK: - Byte helpers
-
-/// Reads little-endian fields from a value without trapping: every read checks the length.
-struct ValueReader {
-    let bytes: [UInt8]
-    var offset = 0
-
-    init(_ buffer: MemoryBuffer) { bytes = buffer.makeArray() }
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    var remaining: Int { bytes.count - offset }
-
-    mutating func uint8() -> UInt8? {
-        guard offset + 1 <= bytes.count else { return nil }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func uint16() -> UInt16? {
-        guard offset + 2 <= bytes.count else { return nil }
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
-    }
-
-    mutating func uint32() -> UInt32? {
-        guard offset + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for i in 0..<4 { value |= UInt32(bytes[offset + i]) << (8 * i) }
-        offset += 4
-        return value
-    }
-
-    mutating func int32() -> Int32? { uint32().map { Int32(bitPattern: $0) } }
-
-    mutating func int64() -> Int64? {
-        guard let low = uint32(), let high = uint32() else { return nil }
-        return Int64(bitPattern: UInt64(low) | UInt64(high) << 32)
-    }
-}
-
-/// Builds a little-endian value.
-struct ValueWriter {
-    var bytes: [UInt8] = []
-
-    mutating func uint8(_ value: UInt8) { bytes.append(value) }
-    mutating func uint16(_ value: UInt16) { bytes.append(UInt8(value & 0xff)); bytes.append(UInt8(value >> 8)) }
-    mutating func uint32(_ value: UInt32) { for i in 0..<4 { bytes.append(UInt8((value >> (8 * i)) & 0xff)) } }
-    mutating func int32(_ value: Int32) { uint32(UInt32(bitPattern: value)) }
-    mutating func int64(_ value: Int64) {
-        let bits = UInt64(bitPattern: value)
-        uint32(UInt32(bits & 0xffff_ffff))
-        uint32(UInt32(bits >> 32))
-    }
-}
-
 extension ValueBox {
-    /// Stores a hand-built value.
-    func set(_ table: ValueBoxTable, key: ValueBoxKey, bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { raw in try self.set(table, key: key, bytes: raw) }
-    }
-
     /// Stores the bytes an encoder wrote.
     func set(_ table: ValueBoxTable, key: ValueBoxKey, encoder: PostboxEncoder) throws {
         try encoder.withBytes { raw throws(BoxwoodError) in try self.set(table, key: key, bytes: raw) }

@@ -54,8 +54,12 @@ final class MessageHistoryHoleIndexTable: Table {
 
     /// Decodes one entry; throws on a malformed or out-of-range one.
     private func range(key: ValueBoxKey, value: ReadBuffer) throws -> ClosedRange<Int32> {
-        var reader = ValueReader(value)
-        guard key.length == 20, let lower = reader.int32(), reader.remaining == 0 else { throw corrupt("entry \(key)") }
+        guard key.length == 20 else { throw corrupt("entry \(key)") }
+        let lower = try value.read(orThrow: corrupt("entry \(key)")) { (reader) throws(ByteReadError) in
+            let lower = try reader.int32()
+            try reader.requireEnd()
+            return lower
+        }
         let upper = key.getInt32(16)
         guard lower <= upper, MessageHistoryHoleRanges.validIds.contains(lower), MessageHistoryHoleRanges.validIds.contains(upper) else {
             throw corrupt("hole \(lower)...\(upper)")
@@ -87,9 +91,9 @@ final class MessageHistoryHoleIndexTable: Table {
     }
 
     private func store(_ peerId: PeerId, _ namespace: MessageId.Namespace, _ space: MessageHistoryHoleSpace, _ range: ClosedRange<Int32>) throws {
-        var writer = ValueWriter()
-        writer.int32(range.lowerBound)
-        try valueBox.set(table, key: key(peerId, namespace, space, upper: range.upperBound), bytes: writer.bytes)
+        let value = ByteBuffer(capacity: 64)
+        value.append(range.lowerBound)
+        try valueBox.set(table, key: key(peerId, namespace, space, upper: range.upperBound), value: value)
     }
 
     private func record(_ peerId: PeerId, _ namespace: MessageId.Namespace, _ space: MessageHistoryHoleSpace, _ operation: MessageHistoryHoleOperation) {

@@ -211,10 +211,11 @@ extension ValueBox {
     /// Applies one WAL record to the in-memory state as a committed transaction.
     func applyRecord(sequence: UInt64, operationCount: UInt32, payload: UnsafeRawBufferPointer, file: String) throws(BoxwoodError) {
         beginInternal()
-        var reader = ByteReader(payload.baseAddress!, count: payload.count)
+        var reader = ByteReader(payload)
         var applied: UInt32 = 0
         while !reader.isAtEnd {
-            guard let operation = reader.operation() else {
+            let operation: WALOperation
+            do throws(ByteReadError) { operation = try reader.operation() } catch {
                 rollBackTransaction()
                 inTransaction = false
                 throw .corrupted(file: file, page: nil, reason: "malformed operation in WAL record \(sequence)")
