@@ -204,7 +204,7 @@ final class ChatListTable: Table {
         start.setUInt16(4, value: 0)
         var result: [Entry] = []
         var failure: Error?
-        try valueBox.range(table, start: groupPrefix(groupId).paddedWithMax(21), end: start.paddedWithMax(18), values: { key, value in
+        try valueBox.range(table, start: groupPrefix(groupId).paddedWithFF(21), end: start.paddedWithFF(18), values: { key, value in
             do {
                 result.append(try self.decode(key, value))
                 return true
@@ -268,14 +268,14 @@ final class ChatListTable: Table {
 
     /// Up to `count` (0: all) entries of the group below `index` (nil: from the top), in list order (descending).
     func earlierEntries(groupId: PeerGroupId, index: ChatListIndex?, count: Int) throws -> [Entry] {
-        let start = index.map { key(groupId, $0, type: 0) } ?? groupPrefix(groupId).paddedWithMax(21)
+        let start = index.map { key(groupId, $0, type: 0) } ?? groupPrefix(groupId).paddedWithFF(21)
         return try entries(start: start, end: groupPrefix(groupId), count: count)
     }
 
     /// Up to `count` (0: all) entries of the group above `index` (nil: from the bottom), ascending.
     func laterEntries(groupId: PeerGroupId, index: ChatListIndex?, count: Int) throws -> [Entry] {
         let start = index.map { key(groupId, $0, type: 0xff) } ?? groupPrefix(groupId)
-        return try entries(start: start, end: groupPrefix(groupId).paddedWithMax(21), count: count)
+        return try entries(start: start, end: groupPrefix(groupId).paddedWithFF(21), count: count)
     }
 
     private func entries(start: ValueBoxKey, end: ValueBoxKey, count: Int) throws -> [Entry] {

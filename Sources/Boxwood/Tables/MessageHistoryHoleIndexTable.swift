@@ -75,7 +75,7 @@ final class MessageHistoryHoleIndexTable: Table {
         let start = from <= 1 ? prefix : key(peerId, namespace, space, upper: from - 1)
         var result: [ClosedRange<Int32>] = []
         var failure: Error?
-        try valueBox.range(table, start: start, end: prefix.paddedWithMax(5), values: { key, value in
+        try valueBox.range(table, start: start, end: prefix.paddedWithFF(5), values: { key, value in
             do {
                 let range = try self.range(key: key, value: value)
                 guard take(range) else { return false }
@@ -203,7 +203,7 @@ final class MessageHistoryHoleIndexTable: Table {
         var namespacePrefix = ValueBoxKey(length: 12)
         namespacePrefix.setInt64(0, value: peerId.toInt64())
         namespacePrefix.setInt32(8, value: namespace)
-        let end = namespacePrefix.paddedWithMax(9)
+        let end = namespacePrefix.paddedWithFF(9)
         var start = namespacePrefix
         var result: [MessageHistoryHoleSpace] = []
         while true {
@@ -212,7 +212,7 @@ final class MessageHistoryHoleIndexTable: Table {
             let raw = key.getUInt32(12)
             result.append(MessageHistoryHoleSpace(rawValue: raw))
             if raw == UInt32.max { break }
-            start = key.prefix(16).paddedWithMax(4)
+            start = key.prefix(16).paddedWithFF(4)
         }
         return result
     }

@@ -70,7 +70,7 @@ final class MessageHistoryIndexTable: Table {
         var result = Set<MessageId.Namespace>()
         var prefix = ValueBoxKey(length: 8)
         prefix.setInt64(0, value: peerId.toInt64())
-        let end = prefix.paddedWithMax(9)
+        let end = prefix.paddedWithFF(9)
         var start = prefix
         while true {
             guard let key = try valueBox.firstKey(table, start: start, end: end) else { break }
@@ -78,7 +78,7 @@ final class MessageHistoryIndexTable: Table {
             let namespace = key.getInt32(8)
             result.insert(namespace)
             // Every key of this namespace is below prefix ‖ namespace ‖ 0xFF….
-            start = key.prefix(12).paddedWithMax(4)
+            start = key.prefix(12).paddedWithFF(4)
             if UInt32(bitPattern: namespace) == UInt32.max { break }
         }
         namespacesCache[peerId] = result

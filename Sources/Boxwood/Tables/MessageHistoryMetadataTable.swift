@@ -178,7 +178,7 @@ final class MessageHistoryMetadataTable: Table {
     func groupsWithTotalUnreadState() throws -> [PeerGroupId] {
         var result: [PeerGroupId] = []
         let start = globalKey(.totalUnreadState)
-        try valueBox.range(table, start: start, end: start.paddedWithMax(5), keys: { key in
+        try valueBox.range(table, start: start, end: start.paddedWithFF(5), keys: { key in
             if key.length == 5 { result.append(PeerGroupId(rawValue: key.getInt32(1))) }
             return true
         }, limit: 0)

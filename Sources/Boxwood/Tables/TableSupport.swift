@@ -9,6 +9,14 @@ extension ValueBoxKey {
         ValueBoxKey(int64: id.toInt64())
     }
 
+    /// This key followed by one zero byte: the least key greater than this one (keys compare as memcmp, shorter
+    /// first), so it is an exclusive bound that includes this key.
+    var immediateSuccessor: ValueBoxKey {
+        var extra = ValueBoxKey(length: 1)
+        extra.setUInt8(0, value: 0)
+        return self + extra
+    }
+
     /// `self` followed by `count` 0xFF bytes: with `count` longer than any suffix the table uses, an exclusive
     /// upper bound for every key that starts with `self` (the successor of a prefix can wrap around).
     func paddedWithFF(_ count: Int) -> ValueBoxKey {
@@ -93,6 +101,11 @@ extension ValueBox {
     func setInt64(_ table: ValueBoxTable, key: ValueBoxKey, _ value: Int64) throws {
         var le = value.littleEndian
         try withUnsafeBytes(of: &le) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+    }
+
+    /// Stores the bytes an encoder wrote.
+    func set(_ table: ValueBoxTable, key: ValueBoxKey, encoder: PostboxEncoder) throws {
+        try encoder.withBytes { raw throws(BoxwoodError) in try self.set(table, key: key, bytes: raw) }
     }
 
     /// Stores the root encoding of `object` (field `"_"`), using `encoder` as scratch space.
