@@ -73,7 +73,7 @@ public final class ByteBuffer {
     public func append<T: FixedWidthInteger>(_ value: T) {
         let size = MemoryLayout<T>.size
         reserve(size)
-        storeLittleEndian(_memory, _count, value)
+        storeInteger(_memory, _count, value)
         _count += size
     }
 
@@ -116,6 +116,6 @@ public final class ByteBuffer {
     /// Writes `value` little-endian over the 4 bytes at `offset`, which ``appendPlaceholder32()`` returned.
     @inlinable @inline(__always)
     public func patch(_ value: Int32, at offset: Int) {
-        storeLittleEndian(_memory, offset, value)
+        storeInteger(_memory, offset, value)
     }
 }

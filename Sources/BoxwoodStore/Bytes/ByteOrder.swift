@@ -1,42 +1,39 @@
 /// How integers sit in Boxwood's bytes: little-endian in pages, WAL records, table values and the Postbox
-/// encoding; big-endian in keys (so that keys sort as numbers under memcmp). Every fixed-width load and store of
-/// the engine goes through these helpers, unchecked: the caller has checked the bounds (``ByteReader`` does so
-/// for bytes that come from outside).
+/// encoding; big-endian in keys (so that keys sort as numbers under memcmp). These are the engine's load and
+/// store helpers for both orders (``ByteBuffer``, ``ByteReader``, pages and ``ValueBoxKey`` use them). They do not
+/// check bounds: the caller has (``ByteReader`` does so for bytes that come from outside).
 
-/// The little-endian `T` at `p + offset` (any alignment).
-@inlinable @inline(__always)
-func loadLittleEndian<T: FixedWidthInteger>(_ p: UnsafeRawPointer, _ offset: Int, as type: T.Type = T.self) -> T {
-    T(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: T.self))
+/// The byte order of a stored integer.
+@usableFromInline
+enum ByteOrder {
+    case littleEndian
+    case bigEndian
 }
 
-/// Stores `value` little-endian at `p + offset` (any alignment).
+/// The `T` stored in `order` at `p + offset` (any alignment). `order` is a constant at every call, so the
+/// inlined load has no branch.
 @inlinable @inline(__always)
-func storeLittleEndian<T: FixedWidthInteger>(_ p: UnsafeMutableRawPointer, _ offset: Int, _ value: T) {
-    p.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+func loadInteger<T: FixedWidthInteger>(_ p: UnsafeRawPointer, _ offset: Int, _ order: ByteOrder = .littleEndian, as type: T.Type = T.self) -> T {
+    let raw = p.loadUnaligned(fromByteOffset: offset, as: T.self)
+    return order == .littleEndian ? T(littleEndian: raw) : T(bigEndian: raw)
 }
 
-/// The big-endian `T` at `p + offset` (any alignment).
+/// Stores `value` in `order` at `p + offset` (any alignment).
 @inlinable @inline(__always)
-func loadBigEndian<T: FixedWidthInteger>(_ p: UnsafeRawPointer, _ offset: Int, as type: T.Type = T.self) -> T {
-    T(bigEndian: p.loadUnaligned(fromByteOffset: offset, as: T.self))
-}
-
-/// Stores `value` big-endian at `p + offset` (any alignment).
-@inlinable @inline(__always)
-func storeBigEndian<T: FixedWidthInteger>(_ p: UnsafeMutableRawPointer, _ offset: Int, _ value: T) {
-    p.storeBytes(of: value.bigEndian, toByteOffset: offset, as: T.self)
+func storeInteger<T: FixedWidthInteger>(_ p: UnsafeMutableRawPointer, _ offset: Int, _ value: T, _ order: ByteOrder = .littleEndian) {
+    p.storeBytes(of: order == .littleEndian ? value.littleEndian : value.bigEndian, toByteOffset: offset, as: T.self)
 }
 
 // The page code's shorthands (16-bit fields are handled as Int there).
 @inlinable @inline(__always)
-func load16(_ p: UnsafeRawPointer, _ offset: Int) -> Int { Int(loadLittleEndian(p, offset, as: UInt16.self)) }
+func load16(_ p: UnsafeRawPointer, _ offset: Int) -> Int { Int(loadInteger(p, offset, as: UInt16.self)) }
 @inlinable @inline(__always)
-func load32(_ p: UnsafeRawPointer, _ offset: Int) -> UInt32 { loadLittleEndian(p, offset) }
+func load32(_ p: UnsafeRawPointer, _ offset: Int) -> UInt32 { loadInteger(p, offset) }
 @inlinable @inline(__always)
-func load64(_ p: UnsafeRawPointer, _ offset: Int) -> UInt64 { loadLittleEndian(p, offset) }
+func load64(_ p: UnsafeRawPointer, _ offset: Int) -> UInt64 { loadInteger(p, offset) }
 @inlinable @inline(__always)
-func store16(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: Int) { storeLittleEndian(p, offset, UInt16(truncatingIfNeeded: v)) }
+func store16(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: Int) { storeInteger(p, offset, UInt16(truncatingIfNeeded: v)) }
 @inlinable @inline(__always)
-func store32(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt32) { storeLittleEndian(p, offset, v) }
+func store32(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt32) { storeInteger(p, offset, v) }
 @inlinable @inline(__always)
-func store64(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt64) { storeLittleEndian(p, offset, v) }
+func store64(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt64) { storeInteger(p, offset, v) }

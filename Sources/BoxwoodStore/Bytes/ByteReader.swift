@@ -56,7 +56,7 @@ public struct ByteReader {
     public func integer<T: FixedWidthInteger>(at offset: Int, as type: T.Type = T.self) throws(ByteReadError) -> T {
         try require(MemoryLayout<T>.size, at: offset)
         // Safe: `require` passed for at least one byte, so the buffer is not empty and has a base address.
-        return loadLittleEndian(buffer.baseAddress.unsafelyUnwrapped, offset)
+        return loadInteger(buffer.baseAddress.unsafelyUnwrapped, offset)
     }
 
     /// The big-endian `T` at `offset` (the byte order of keys).
@@ -64,7 +64,7 @@ public struct ByteReader {
     public func bigEndianInteger<T: FixedWidthInteger>(at offset: Int, as type: T.Type = T.self) throws(ByteReadError) -> T {
         try require(MemoryLayout<T>.size, at: offset)
         // Safe: as in `integer(at:)`.
-        return loadBigEndian(buffer.baseAddress.unsafelyUnwrapped, offset)
+        return loadInteger(buffer.baseAddress.unsafelyUnwrapped, offset, .bigEndian)
     }
 
     // MARK: Reads at the cursor

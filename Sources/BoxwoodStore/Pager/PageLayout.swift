@@ -85,6 +85,6 @@ func pageChecksum(_ page: UnsafeRawPointer, pageNumber: UInt64) -> UInt64 {
 /// Stores the checksum of a page into its header.
 @inlinable
 func sealPage(_ page: UnsafeMutableRawPointer, pageNumber: UInt64) {
-    storeLittleEndian(page, 0, pageChecksum(page, pageNumber: pageNumber))
+    storeInteger(page, 0, pageChecksum(page, pageNumber: pageNumber))
 }
 
