@@ -139,9 +139,9 @@ import Foundation
                 try box.fullTextRemove(ft, itemId: "a", secure: secure)
                 var removes = 0
                 let record = box.record.bytes
-                var reader = ByteReader(record.memory + WriteAheadLog.recordHeaderSize, count: record.count - WriteAheadLog.recordHeaderSize)
+                var reader = ByteReader(start: record.memory + WriteAheadLog.recordHeaderSize, count: record.count - WriteAheadLog.recordHeaderSize)
                 while !reader.isAtEnd {
-                    guard let operation = reader.operation() else { Issue.record("malformed WAL operation"); break }
+                    guard let operation = try? reader.operation() else { Issue.record("malformed WAL operation"); break }
                     if case let .remove(table, _, flag) = operation {
                         #expect(table < 0)
                         #expect(flag == secure)

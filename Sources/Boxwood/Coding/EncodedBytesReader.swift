@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// The header of one field: where its key bytes are, its type tag and where its payload starts.
 struct FieldHeader {
     var keyStart: Int
@@ -12,25 +13,25 @@ struct FieldHeader {
 struct EncodedBytesReader {
     let base: UnsafeRawPointer
 
+    /// The bytes before `limit`, where every read of this reader is checked.
+    @inline(__always) func bytes(before limit: Int) -> ByteReader {
+        ByteReader(UnsafeRawBufferPointer(start: base, count: max(limit, 0)))
+    }
+
     @inline(__always) func require(_ needed: Int, at offset: Int, limit: Int) throws(PostboxDecodingError) {
-        if needed > limit - offset {
-            throw .truncated(offset: offset, needed: needed, available: max(limit - offset, 0))
-        }
+        do throws(ByteReadError) { try bytes(before: limit).require(needed, at: offset) } catch { throw PostboxDecodingError(error) }
     }
 
     @inline(__always) func uint8(at offset: Int, limit: Int) throws(PostboxDecodingError) -> UInt8 {
-        try require(1, at: offset, limit: limit)
-        return base.load(fromByteOffset: offset, as: UInt8.self)
+        do throws(ByteReadError) { return try bytes(before: limit).integer(at: offset) } catch { throw PostboxDecodingError(error) }
     }
 
     @inline(__always) func int32(at offset: Int, limit: Int) throws(PostboxDecodingError) -> Int32 {
-        try require(4, at: offset, limit: limit)
-        return Int32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+        do throws(ByteReadError) { return try bytes(before: limit).integer(at: offset) } catch { throw PostboxDecodingError(error) }
     }
 
     @inline(__always) func int64(at offset: Int, limit: Int) throws(PostboxDecodingError) -> Int64 {
-        try require(8, at: offset, limit: limit)
-        return Int64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+        do throws(ByteReadError) { return try bytes(before: limit).integer(at: offset) } catch { throw PostboxDecodingError(error) }
     }
 
     /// A non-negative Int32 length or count whose `elementSize`-byte elements fit before `limit` once the
@@ -47,18 +48,12 @@ struct EncodedBytesReader {
 
     /// The field that starts at `offset`: varint key length, key bytes, type tag.
     @inline(__always) func field(at offset: Int, limit: Int) throws(PostboxDecodingError) -> FieldHeader {
-        var p = offset
-        var keyLength = 0
-        var shift = 0
-        while true {
-            guard p < limit else { throw .invalidKeyLength(offset: offset) }
-            let byte = base.load(fromByteOffset: p, as: UInt8.self)
-            p += 1
-            keyLength |= Int(byte & 0x7f) << shift
-            if byte & 0x80 == 0 { break }
-            shift += 7
-            if shift > 28 { throw .invalidKeyLength(offset: offset) }
-        }
+        var reader = bytes(before: limit)
+        reader.offset = offset
+        // At most 5 bytes: 35 bits, more than any key length that fits in memory.
+        let keyLength: Int
+        do throws(ByteReadError) { keyLength = Int(try reader.varint(maxBytes: 5)) } catch { throw .invalidKeyLength(offset: offset) }
+        var p = reader.offset
         if keyLength > limit - p { throw .invalidKeyLength(offset: offset) }
         let keyStart = p
         p += keyLength

@@ -1,3 +1,4 @@
+import BoxwoodStore
 /// Why a buffer could not be decoded. Decoding never traps and never reads outside the buffer: a truncated,
 /// bit-flipped or otherwise malformed encoding ends in one of these.
 public enum PostboxDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -68,6 +69,20 @@ public enum PostboxEncodingError: Error, Equatable, Sendable, CustomStringConver
     public var description: String {
         switch self {
         case let .codable(reason): return "Codable encoding failed: \(reason)"
+        }
+    }
+}
+
+extension PostboxDecodingError {
+    /// The decoding error for a raw read of the encoding (or of a hand-laid table value) that failed: a short
+    /// read is ``truncated(offset:needed:available:)``; the format's only varint is a field key length; a byte
+    /// the format does not define is a field type tag; leftover bytes make the value's length wrong.
+    init(_ error: ByteReadError) {
+        switch error {
+        case let .truncated(offset, needed, available): self = .truncated(offset: offset, needed: needed, available: available)
+        case let .invalidVarint(offset): self = .invalidKeyLength(offset: offset)
+        case let .undefinedByte(byte, offset): self = .unknownFieldType(tag: byte, offset: offset)
+        case let .trailingBytes(offset, count): self = .invalidLength(Int64(offset + count), offset: 0)
         }
     }
 }

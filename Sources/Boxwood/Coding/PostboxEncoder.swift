@@ -4,11 +4,11 @@ import BoxwoodStore
 /// An encoder is reusable: ``reset()`` rewinds it and keeps its memory. Nested objects are written in place
 /// (their length is patched once their fields are written), so encoding a tree of objects copies nothing.
 public final class PostboxEncoder {
-    let buffer: EncodingBuffer
+    let buffer: ByteBuffer
 
     /// An empty encoder.
     public init() {
-        buffer = EncodingBuffer()
+        buffer = ByteBuffer(capacity: 256)
     }
 
     /// Rewinds to an empty encoding, keeping the allocated memory.
@@ -33,15 +33,15 @@ public final class PostboxEncoder {
     @inline(__always) func writeKey(_ key: String, _ type: PostboxFieldType) {
         var key = key
         key.withUTF8 { utf8 in
-            buffer.appendVarint(UInt32(utf8.count))
+            buffer.appendVarint(UInt64(utf8.count))
             buffer.append(UnsafeRawBufferPointer(utf8))
         }
-        buffer.appendByte(type.rawValue)
+        buffer.append(type.rawValue)
     }
 
     @inline(__always) func writeLength(_ count: Int) {
         precondition(count <= Int(Int32.max), "PostboxEncoder: length \(count) does not fit in an Int32")
-        buffer.appendInt32(Int32(truncatingIfNeeded: count))
+        buffer.append(Int32(truncatingIfNeeded: count))
     }
 
     @inline(__always) func writeString(_ value: String) {
@@ -54,13 +54,13 @@ public final class PostboxEncoder {
 
     /// Writes an object payload: type hash, body length, body.
     @inline(__always) func writeObject(hash: Int32, _ writeBody: () -> Void) {
-        buffer.appendInt32(hash)
+        buffer.append(hash)
         let lengthOffset = buffer.appendPlaceholder32()
         let start = buffer.count
         writeBody()
         let length = buffer.count - start
         precondition(length <= Int(Int32.max), "PostboxEncoder: object of \(length) bytes does not fit in an Int32")
-        buffer.patchInt32(Int32(truncatingIfNeeded: length), at: lengthOffset)
+        buffer.patch(Int32(truncatingIfNeeded: length), at: lengthOffset)
     }
 
     @inline(__always) func writeObjectPayload(_ value: any PostboxCoding) {
@@ -72,25 +72,25 @@ public final class PostboxEncoder {
     /// Writes an Int32 field.
     public func encodeInt32(_ value: Int32, forKey key: String) {
         writeKey(key, .int32)
-        buffer.appendInt32(value)
+        buffer.append(value)
     }
 
     /// Writes an Int64 field.
     public func encodeInt64(_ value: Int64, forKey key: String) {
         writeKey(key, .int64)
-        buffer.appendInt64(value)
+        buffer.append(value)
     }
 
     /// Writes a Bool field (one byte, 0 or 1).
     public func encodeBool(_ value: Bool, forKey key: String) {
         writeKey(key, .bool)
-        buffer.appendByte(value ? 1 : 0)
+        buffer.append(UInt8(value ? 1 : 0))
     }
 
     /// Writes a Double field (its IEEE-754 bit pattern).
     public func encodeDouble(_ value: Double, forKey key: String) {
         writeKey(key, .double)
-        buffer.appendInt64(Int64(bitPattern: value.bitPattern))
+        buffer.append(Int64(bitPattern: value.bitPattern))
     }
 
     /// Writes a String field (UTF-8).
@@ -148,7 +148,7 @@ public final class PostboxEncoder {
         writeKey(key, .int32Array)
         writeLength(values.count)
         buffer.reserve(values.count * 4)
-        for value in values { buffer.appendInt32(value) }
+        for value in values { buffer.append(value) }
     }
 
     /// Writes an array of Int64.
@@ -156,7 +156,7 @@ public final class PostboxEncoder {
         writeKey(key, .int64Array)
         writeLength(values.count)
         buffer.reserve(values.count * 8)
-        for value in values { buffer.appendInt64(value) }
+        for value in values { buffer.append(value) }
     }
 
     /// Writes an array of strings.

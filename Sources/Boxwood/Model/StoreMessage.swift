@@ -28,24 +28,27 @@ public enum StoreMessageId: Hashable, Sendable {
 public struct StoreMessage: Sendable {
     /// The message id, or its peer and namespace when the id is assigned on insertion.
     public let id: StoreMessageId
-    /// A client-chosen random id, unique per peer, that matches a sent message with its server copy.
-    public let globallyUniqueId: Int64?
-    /// Messages sent together as an album share a grouping key.
-    public let groupingKey: Int64?
-    /// The thread (forum topic, comments) the message belongs to.
-    public let threadId: Int64?
     /// The message's date (seconds since 1970).
     public let timestamp: Int32
-    public let flags: MessageFlags
-    public let tags: MessageTags
-    public let globalTags: GlobalMessageTags
-    public let localTags: LocalMessageTags
-    public let forwardInfo: StoreMessageForwardInfo?
+    /// Everything else, shared with ``StoredMessage``.
+    let fields: MessageFields
+
+    /// A client-chosen random id, unique per peer, that matches a sent message with its server copy.
+    public var globallyUniqueId: Int64? { fields.globallyUniqueId }
+    /// Messages sent together as an album share a grouping key.
+    public var groupingKey: Int64? { fields.groupingKey }
+    /// The thread (forum topic, comments) the message belongs to.
+    public var threadId: Int64? { fields.threadId }
+    public var flags: MessageFlags { fields.flags }
+    public var tags: MessageTags { fields.tags }
+    public var globalTags: GlobalMessageTags { fields.globalTags }
+    public var localTags: LocalMessageTags { fields.localTags }
+    public var forwardInfo: StoreMessageForwardInfo? { fields.forwardInfo }
     /// Who wrote the message.
-    public let authorId: PeerId?
-    public let text: String
-    public let attributes: [any MessageAttribute]
-    public let media: [any Media]
+    public var authorId: PeerId? { fields.authorId }
+    public var text: String { fields.text }
+    public var attributes: [any MessageAttribute] { fields.attributes }
+    public var media: [any Media] { fields.media }
 
     public init(
         id: StoreMessageId,
@@ -63,20 +66,16 @@ public struct StoreMessage: Sendable {
         attributes: [any MessageAttribute] = [],
         media: [any Media] = []
     ) {
+        self.init(id: id, timestamp: timestamp, fields: MessageFields(
+            globallyUniqueId: globallyUniqueId, groupingKey: groupingKey, threadId: threadId, flags: flags, tags: tags,
+            globalTags: globalTags, localTags: localTags, forwardInfo: forwardInfo, authorId: authorId, text: text,
+            attributes: attributes, media: media))
+    }
+
+    init(id: StoreMessageId, timestamp: Int32, fields: MessageFields) {
         self.id = id
-        self.globallyUniqueId = globallyUniqueId
-        self.groupingKey = groupingKey
-        self.threadId = threadId
         self.timestamp = timestamp
-        self.flags = flags
-        self.tags = tags
-        self.globalTags = globalTags
-        self.localTags = localTags
-        self.forwardInfo = forwardInfo
-        self.authorId = authorId
-        self.text = text
-        self.attributes = attributes
-        self.media = media
+        self.fields = fields
     }
 
     /// The message's index, when its id is complete.
@@ -97,37 +96,14 @@ extension StoreMessage: PostboxCoding {
         } else {
             id = .partial(peerId, namespace)
         }
-        globallyUniqueId = decoder.decodeOptionalInt64ForKey("u")
-        groupingKey = decoder.decodeOptionalInt64ForKey("g")
-        threadId = decoder.decodeOptionalInt64ForKey("h")
         timestamp = try decoder.decodeInt32(forKey: "t")
-        flags = MessageFlags(rawValue: UInt32(bitPattern: decoder.decodeInt32ForKey("f", orElse: 0)))
-        tags = MessageTags(rawValue: UInt32(bitPattern: decoder.decodeInt32ForKey("tg", orElse: 0)))
-        globalTags = GlobalMessageTags(rawValue: UInt32(bitPattern: decoder.decodeInt32ForKey("gt", orElse: 0)))
-        localTags = LocalMessageTags(rawValue: UInt32(bitPattern: decoder.decodeInt32ForKey("lt", orElse: 0)))
-        forwardInfo = try decoder.decodeObjectForKey("fi", as: StoreMessageForwardInfo.self)
-        authorId = decoder.decodeOptionalInt64ForKey("a").map(PeerId.init)
-        text = decoder.decodeStringForKey("x", orElse: "")
-        attributes = try decoder.decodeObjectArrayForKey("at", skippingUnknownTypes: true).compactMap { $0 as? any MessageAttribute }
-        media = try decoder.decodeObjectArrayForKey("m", skippingUnknownTypes: true).compactMap { $0 as? any Media }
+        fields = try MessageFields(decoder: decoder)
     }
 
     public func encode(_ encoder: PostboxEncoder) {
         encoder.encodeInt64(id.peerId.toInt64(), forKey: "p")
         encoder.encodeInt32(id.namespace, forKey: "n")
         if case let .id(messageId) = id { encoder.encodeInt32(messageId.id, forKey: "i") }
-        if let globallyUniqueId { encoder.encodeInt64(globallyUniqueId, forKey: "u") }
-        if let groupingKey { encoder.encodeInt64(groupingKey, forKey: "g") }
-        if let threadId { encoder.encodeInt64(threadId, forKey: "h") }
-        encoder.encodeInt32(timestamp, forKey: "t")
-        if !flags.isEmpty { encoder.encodeInt32(Int32(bitPattern: flags.rawValue), forKey: "f") }
-        if !tags.isEmpty { encoder.encodeInt32(Int32(bitPattern: tags.rawValue), forKey: "tg") }
-        if !globalTags.isEmpty { encoder.encodeInt32(Int32(bitPattern: globalTags.rawValue), forKey: "gt") }
-        if !localTags.isEmpty { encoder.encodeInt32(Int32(bitPattern: localTags.rawValue), forKey: "lt") }
-        if let forwardInfo { encoder.encodeObject(forwardInfo, forKey: "fi") }
-        if let authorId { encoder.encodeInt64(authorId.toInt64(), forKey: "a") }
-        encoder.encodeString(text, forKey: "x")
-        if !attributes.isEmpty { encoder.encodeObjectArray(attributes.map { $0 as any PostboxCoding }, forKey: "at") }
-        if !media.isEmpty { encoder.encodeObjectArray(media.map { $0 as any PostboxCoding }, forKey: "m") }
+        fields.encode(encoder, timestamp: timestamp, emptyText: true)
     }
 }

@@ -76,65 +76,45 @@ final class ChatListIndexTable: Table {
     }
 
     private func decode(_ peerId: PeerId, _ buffer: MemoryBuffer) throws -> Entry {
-        var reader = ValueReader(buffer)
-        let inclusion: PeerChatListInclusion
-        switch reader.uint8() {
-        case 0:
-            inclusion = .notIncluded
-        case 1:
-            guard let group = reader.int32(), let flags = reader.uint8() else { throw corrupt("entry of \(peerId)") }
-            var pinningIndex: UInt16?
-            var minTimestamp: Int32?
-            if flags & 1 != 0 {
-                guard let value = reader.uint16() else { throw corrupt("entry of \(peerId)") }
-                pinningIndex = value
+        let (entry, trailingBytes) = try buffer.read(orThrow: corrupt("entry of \(peerId)")) { (reader) throws(ByteReadError) in
+            let inclusion: PeerChatListInclusion
+            let tagOffset = reader.offset
+            switch try reader.uint8() {
+            case 0:
+                inclusion = .notIncluded
+            case 1:
+                let group = try reader.int32()
+                let flags = try reader.uint8()
+                let pinningIndex: UInt16? = flags & 1 != 0 ? try reader.uint16() : nil
+                let minTimestamp: Int32? = flags & 2 != 0 ? try reader.int32() : nil
+                inclusion = .ifHasMessagesOrOneOf(groupId: PeerGroupId(rawValue: group), pinningIndex: pinningIndex, minTimestamp: minTimestamp)
+            case let tag:
+                throw .undefinedByte(tag, offset: tagOffset)
             }
-            if flags & 2 != 0 {
-                guard let value = reader.int32() else { throw corrupt("entry of \(peerId)") }
-                minTimestamp = value
-            }
-            inclusion = .ifHasMessagesOrOneOf(groupId: PeerGroupId(rawValue: group), pinningIndex: pinningIndex, minTimestamp: minTimestamp)
-        default:
-            throw corrupt("entry of \(peerId)")
+            let top = try reader.optionalMessageIndex(peerId: peerId)
+            return (Entry(inclusion: inclusion, topMessageIndex: top), reader.remaining)
         }
-        var top: MessageIndex?
-        switch reader.uint8() {
-        case 0:
-            break
-        case 1:
-            guard let namespace = reader.int32(), let id = reader.int32(), let timestamp = reader.int32() else { throw corrupt("entry of \(peerId)") }
-            top = MessageIndex(id: MessageId(peerId: peerId, namespace: namespace, id: id), timestamp: timestamp)
-        default:
-            throw corrupt("entry of \(peerId)")
-        }
-        guard reader.remaining == 0 else { throw corrupt("entry of \(peerId) has trailing bytes") }
-        return Entry(inclusion: inclusion, topMessageIndex: top)
+        guard trailingBytes == 0 else { throw corrupt("entry of \(peerId) has trailing bytes") }
+        return entry
     }
 
     private func set(_ peerId: PeerId, _ entry: Entry) throws {
         let current = try get(peerId)
         guard current != entry else { return }
         if initialEntries[peerId] == nil { initialEntries[peerId] = current }
-        var writer = ValueWriter()
+        let value = ByteBuffer(capacity: 64)
         switch entry.inclusion {
         case .notIncluded:
-            writer.uint8(0)
+            value.append(UInt8(0))
         case let .ifHasMessagesOrOneOf(groupId, pinningIndex, minTimestamp):
-            writer.uint8(1)
-            writer.int32(groupId.rawValue)
-            writer.uint8((pinningIndex != nil ? 1 : 0) | (minTimestamp != nil ? 2 : 0))
-            if let pinningIndex { writer.uint16(pinningIndex) }
-            if let minTimestamp { writer.int32(minTimestamp) }
+            value.append(UInt8(1))
+            value.append(groupId.rawValue)
+            value.append(UInt8((pinningIndex != nil ? 1 : 0) | (minTimestamp != nil ? 2 : 0)))
+            if let pinningIndex { value.append(pinningIndex) }
+            if let minTimestamp { value.append(minTimestamp) }
         }
-        if let top = entry.topMessageIndex {
-            writer.uint8(1)
-            writer.int32(top.id.namespace)
-            writer.int32(top.id.id)
-            writer.int32(top.timestamp)
-        } else {
-            writer.uint8(0)
-        }
-        try valueBox.set(table, key: ValueBoxKey(int64: peerId.toInt64()), bytes: writer.bytes)
+        value.appendOptionalMessageIndex(entry.topMessageIndex)
+        try valueBox.set(table, key: ValueBoxKey(int64: peerId.toInt64()), value: value)
         cache[peerId] = entry
     }
 

@@ -103,16 +103,11 @@ final class ChatListTable: Table {
         var keyIndex = MessageIndex(id: MessageId(peerId: peerId, namespace: namespace, id: id), timestamp: timestamp)
         switch key.getUInt8(23) {
         case 1:
-            var reader = ValueReader(value)
-            var top: MessageIndex?
-            switch reader.uint8() {
-            case 0: break
-            case 1:
-                guard let ns = reader.int32(), let topId = reader.int32(), let ts = reader.int32() else { throw corrupt("value of \(key)") }
-                top = MessageIndex(id: MessageId(peerId: peerId, namespace: ns, id: topId), timestamp: ts)
-            default: throw corrupt("value of \(key)")
+            let top = try value.read(orThrow: corrupt("value of \(key)")) { (reader) throws(ByteReadError) in
+                let top = try reader.optionalMessageIndex(peerId: peerId)
+                try reader.requireEnd()
+                return top
             }
-            guard reader.remaining == 0 else { throw corrupt("value of \(key)") }
             if let top, top.timestamp == timestamp, top.id.id == id, UInt8(truncatingIfNeeded: top.id.namespace) == UInt8(namespace) {
                 keyIndex = top
             }
@@ -126,16 +121,9 @@ final class ChatListTable: Table {
     }
 
     private func setEntry(_ groupId: PeerGroupId, _ index: ChatListIndex, top: MessageIndex?) throws {
-        var writer = ValueWriter()
-        if let top {
-            writer.uint8(1)
-            writer.int32(top.id.namespace)
-            writer.int32(top.id.id)
-            writer.int32(top.timestamp)
-        } else {
-            writer.uint8(0)
-        }
-        try valueBox.set(table, key: key(groupId, index, type: 1), bytes: writer.bytes)
+        let value = ByteBuffer(capacity: 64)
+        value.appendOptionalMessageIndex(top)
+        try valueBox.set(table, key: key(groupId, index, type: 1), value: value)
     }
 
     private func append(_ groupId: PeerGroupId, _ operation: ChatListOperation) {
@@ -217,7 +205,7 @@ final class ChatListTable: Table {
         start.setUInt16(4, value: 0)
         var result: [Entry] = []
         var failure: Error?
-        try valueBox.range(table, start: groupPrefix(groupId).paddedWithMax(21), end: start.paddedWithMax(18), values: { key, value in
+        try valueBox.range(table, start: groupPrefix(groupId).paddedWithFF(21), end: start.paddedWithFF(18), values: { key, value in
             do {
                 result.append(try self.decode(key, value))
                 return true
@@ -281,14 +269,14 @@ final class ChatListTable: Table {
 
     /// Up to `count` (0: all) entries of the group below `index` (nil: from the top), in list order (descending).
     func earlierEntries(groupId: PeerGroupId, index: ChatListIndex?, count: Int) throws -> [Entry] {
-        let start = index.map { key(groupId, $0, type: 0) } ?? groupPrefix(groupId).paddedWithMax(21)
+        let start = index.map { key(groupId, $0, type: 0) } ?? groupPrefix(groupId).paddedWithFF(21)
         return try entries(start: start, end: groupPrefix(groupId), count: count)
     }
 
     /// Up to `count` (0: all) entries of the group above `index` (nil: from the bottom), ascending.
     func laterEntries(groupId: PeerGroupId, index: ChatListIndex?, count: Int) throws -> [Entry] {
         let start = index.map { key(groupId, $0, type: 0xff) } ?? groupPrefix(groupId)
-        return try entries(start: start, end: groupPrefix(groupId).paddedWithMax(21), count: count)
+        return try entries(start: start, end: groupPrefix(groupId).paddedWithFF(21), count: count)
     }
 
     private func entries(start: ValueBoxKey, end: ValueBoxKey, count: Int) throws -> [Entry] {

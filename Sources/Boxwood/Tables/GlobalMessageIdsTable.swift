@@ -10,19 +10,20 @@ final class GlobalMessageIdsTable: Table {
     }
 
     func set(globalId: Int32, id: MessageId) throws {
-        var writer = ValueWriter()
-        writer.int64(id.peerId.toInt64())
-        writer.int32(id.namespace)
-        try valueBox.set(table, key: ValueBoxKey(int64: Int64(globalId)), bytes: writer.bytes)
+        let value = ByteBuffer(capacity: 64)
+        value.append(id.peerId.toInt64())
+        value.append(id.namespace)
+        try valueBox.set(table, key: ValueBoxKey(int64: Int64(globalId)), value: value)
     }
 
     func get(globalId: Int32) throws -> MessageId? {
         guard let buffer = try valueBox.get(table, key: ValueBoxKey(int64: Int64(globalId))) else { return nil }
-        var reader = ValueReader(buffer)
-        guard let peer = reader.int64(), let namespace = reader.int32(), reader.remaining == 0 else {
-            throw HistoryTableError.corrupt(table: Self.tableId, reason: "global id \(globalId)")
+        return try buffer.read(orThrow: .corrupt(table: Self.tableId, reason: "global id \(globalId)")) { (reader) throws(ByteReadError) in
+            let peer = try reader.int64()
+            let namespace = try reader.int32()
+            try reader.requireEnd()
+            return MessageId(peerId: PeerId(peer), namespace: namespace, id: globalId)
         }
-        return MessageId(peerId: PeerId(peer), namespace: namespace, id: globalId)
     }
 
     /// Removes `globalId` if it points at `id` (a newer message may own it).
@@ -50,19 +51,20 @@ final class MessageGloballyUniqueIdTable: Table {
     }
 
     func set(globallyUniqueId: Int64, id: MessageId) throws {
-        var writer = ValueWriter()
-        writer.int32(id.namespace)
-        writer.int32(id.id)
-        try valueBox.set(table, key: key(peerId: id.peerId, globallyUniqueId: globallyUniqueId), bytes: writer.bytes)
+        let value = ByteBuffer(capacity: 64)
+        value.append(id.namespace)
+        value.append(id.id)
+        try valueBox.set(table, key: key(peerId: id.peerId, globallyUniqueId: globallyUniqueId), value: value)
     }
 
     func get(peerId: PeerId, globallyUniqueId: Int64) throws -> MessageId? {
         guard let buffer = try valueBox.get(table, key: key(peerId: peerId, globallyUniqueId: globallyUniqueId)) else { return nil }
-        var reader = ValueReader(buffer)
-        guard let namespace = reader.int32(), let id = reader.int32(), reader.remaining == 0 else {
-            throw HistoryTableError.corrupt(table: Self.tableId, reason: "globally unique id \(globallyUniqueId)")
+        return try buffer.read(orThrow: .corrupt(table: Self.tableId, reason: "globally unique id \(globallyUniqueId)")) { (reader) throws(ByteReadError) in
+            let namespace = try reader.int32()
+            let id = try reader.int32()
+            try reader.requireEnd()
+            return MessageId(peerId: peerId, namespace: namespace, id: id)
         }
-        return MessageId(peerId: peerId, namespace: namespace, id: id)
     }
 
     /// Removes the entry if it points at `id` (a newer message may own it).

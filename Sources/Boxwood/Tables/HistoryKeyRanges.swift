@@ -17,7 +17,7 @@ struct HistoryKeyRanges {
     /// or after (`.later`) `anchor` in ``MessageIndex`` order; nil anchor: from the newest or the oldest entry.
     static func bounds(prefix: ValueBoxKey, namespace: MessageId.Namespace, anchor: MessageIndex?,
                        direction: HistoryReadDirection) -> (start: ValueBoxKey, end: ValueBoxKey) {
-        let upperEnd = prefix.paddedWithMax(9)
+        let upperEnd = prefix.paddedWithFF(9)
         guard let anchor else {
             return direction == .earlier ? (upperEnd, prefix) : (prefix, upperEnd)
         }
@@ -35,7 +35,7 @@ struct HistoryKeyRanges {
             start = atTimestamp + idKey
         } else if namespace < anchor.id.namespace {
             // Every entry at the anchor's timestamp is below the anchor.
-            start = atTimestamp.paddedWithMax(4).immediateSuccessor
+            start = atTimestamp.paddedWithFF(4).immediateSuccessor
         } else {
             // Every entry at the anchor's timestamp is above the anchor (a greater namespace, or the same namespace
             // with a negative anchor id).

@@ -55,8 +55,12 @@ final class MessageHistoryHoleIndexTable: Table {
 
     /// Decodes one entry; throws on a malformed or out-of-range one.
     private func range(key: ValueBoxKey, value: ReadBuffer) throws -> ClosedRange<Int32> {
-        var reader = ValueReader(value)
-        guard key.length == 20, let lower = reader.int32(), reader.remaining == 0 else { throw corrupt("entry \(key)") }
+        guard key.length == 20 else { throw corrupt("entry \(key)") }
+        let lower = try value.read(orThrow: corrupt("entry \(key)")) { (reader) throws(ByteReadError) in
+            let lower = try reader.int32()
+            try reader.requireEnd()
+            return lower
+        }
         let upper = key.getInt32(16)
         guard lower <= upper, MessageHistoryHoleRanges.validIds.contains(lower), MessageHistoryHoleRanges.validIds.contains(upper) else {
             throw corrupt("hole \(lower)...\(upper)")
@@ -72,7 +76,7 @@ final class MessageHistoryHoleIndexTable: Table {
         let start = from <= 1 ? prefix : key(peerId, namespace, space, upper: from - 1)
         var result: [ClosedRange<Int32>] = []
         var failure: Error?
-        try valueBox.range(table, start: start, end: prefix.paddedWithMax(5), values: { key, value in
+        try valueBox.range(table, start: start, end: prefix.paddedWithFF(5), values: { key, value in
             do {
                 let range = try self.range(key: key, value: value)
                 guard take(range) else { return false }
@@ -88,9 +92,9 @@ final class MessageHistoryHoleIndexTable: Table {
     }
 
     private func store(_ peerId: PeerId, _ namespace: MessageId.Namespace, _ space: MessageHistoryHoleSpace, _ range: ClosedRange<Int32>) throws {
-        var writer = ValueWriter()
-        writer.int32(range.lowerBound)
-        try valueBox.set(table, key: key(peerId, namespace, space, upper: range.upperBound), bytes: writer.bytes)
+        let value = ByteBuffer(capacity: 64)
+        value.append(range.lowerBound)
+        try valueBox.set(table, key: key(peerId, namespace, space, upper: range.upperBound), value: value)
     }
 
     private func record(_ peerId: PeerId, _ namespace: MessageId.Namespace, _ space: MessageHistoryHoleSpace, _ operation: MessageHistoryHoleOperation) {
@@ -200,7 +204,7 @@ final class MessageHistoryHoleIndexTable: Table {
         var namespacePrefix = ValueBoxKey(length: 12)
         namespacePrefix.setInt64(0, value: peerId.toInt64())
         namespacePrefix.setInt32(8, value: namespace)
-        let end = namespacePrefix.paddedWithMax(9)
+        let end = namespacePrefix.paddedWithFF(9)
         var start = namespacePrefix
         var result: [MessageHistoryHoleSpace] = []
         while true {
@@ -209,7 +213,7 @@ final class MessageHistoryHoleIndexTable: Table {
             let raw = key.getUInt32(12)
             result.append(MessageHistoryHoleSpace(rawValue: raw))
             if raw == UInt32.max { break }
-            start = key.prefix(16).paddedWithMax(4)
+            start = key.prefix(16).paddedWithFF(4)
         }
         return result
     }

@@ -36,11 +36,11 @@ final class MessageHistoryIndexTable: Table {
 
     func get(_ id: MessageId) throws -> Entry? {
         guard let buffer = try valueBox.get(table, key: key(id)) else { return nil }
-        var reader = ValueReader(buffer)
-        guard let flags = reader.uint8(), let timestamp = reader.int32(), reader.remaining == 0 else {
-            throw corrupt("index entry of \(id) has \(buffer.length) bytes")
+        return try buffer.read(orThrow: corrupt("index entry of \(id) has \(buffer.length) bytes")) { (reader) throws(ByteReadError) in
+            let entry = try Entry(&reader)
+            try reader.requireEnd()
+            return entry
         }
-        return Entry(timestamp: timestamp, incoming: flags & 1 != 0, countedAsIncoming: flags & 2 != 0)
     }
 
     func exists(_ id: MessageId) throws -> Bool {
@@ -48,13 +48,13 @@ final class MessageHistoryIndexTable: Table {
     }
 
     func set(_ message: StoredMessage) throws {
-        var writer = ValueWriter()
+        let value = ByteBuffer(capacity: 64)
         var flags: UInt8 = 0
         if message.flags.contains(.incoming) { flags |= 1 }
         if message.flags.contains(.countedAsIncoming) { flags |= 2 }
-        writer.uint8(flags)
-        writer.int32(message.timestamp)
-        try valueBox.set(table, key: key(message.id), bytes: writer.bytes)
+        value.append(flags)
+        value.append(message.timestamp)
+        try valueBox.set(table, key: key(message.id), value: value)
         if var namespaces = namespacesCache[message.id.peerId] {
             if namespaces.insert(message.id.namespace).inserted { namespacesCache[message.id.peerId] = namespaces }
         }
@@ -71,7 +71,7 @@ final class MessageHistoryIndexTable: Table {
         var result = Set<MessageId.Namespace>()
         var prefix = ValueBoxKey(length: 8)
         prefix.setInt64(0, value: peerId.toInt64())
-        let end = prefix.paddedWithMax(9)
+        let end = prefix.paddedWithFF(9)
         var start = prefix
         while true {
             guard let key = try valueBox.firstKey(table, start: start, end: end) else { break }
@@ -79,7 +79,7 @@ final class MessageHistoryIndexTable: Table {
             let namespace = key.getInt32(8)
             result.insert(namespace)
             // Every key of this namespace is below prefix ‖ namespace ‖ 0xFF….
-            start = key.prefix(12).paddedWithMax(4)
+            start = key.prefix(12).paddedWithFF(4)
             if UInt32(bitPattern: namespace) == UInt32.max { break }
         }
         namespacesCache[peerId] = result
@@ -120,13 +120,15 @@ final class MessageHistoryIndexTable: Table {
         var result: [(MessageId.Id, Entry)] = []
         var failure: HistoryTableError?
         try valueBox.range(table, start: lower.predecessorOrPrefix(prefix), end: upper.immediateSuccessor, values: { key, value in
-            var reader = ValueReader(value)
-            guard key.length == 16, let flags = reader.uint8(), let timestamp = reader.int32() else {
-                failure = self.corrupt("entry \(key)")
+            do throws(HistoryTableError) {
+                guard key.length == 16 else { throw self.corrupt("entry \(key)") }
+                let entry = try value.read(orThrow: self.corrupt("entry \(key)")) { (reader) throws(ByteReadError) in try Entry(&reader) }
+                result.append((key.getInt32(12), entry))
+                return true
+            } catch {
+                failure = error
                 return false
             }
-            result.append((key.getInt32(12), Entry(timestamp: timestamp, incoming: flags & 1 != 0, countedAsIncoming: flags & 2 != 0)))
-            return true
         }, limit: 0)
         if let failure { throw failure }
         return result
@@ -143,5 +145,13 @@ extension ValueBoxKey {
             break
         }
         return allZero ? prefix : predecessor
+    }
+}
+
+extension MessageHistoryIndexTable.Entry {
+    /// Reads a stored value: `flags(1) ‖ timestamp Int32 LE(4)`.
+    init(_ reader: inout ByteReader) throws(ByteReadError) {
+        let flags = try reader.uint8()
+        self.init(timestamp: try reader.int32(), incoming: flags & 1 != 0, countedAsIncoming: flags & 2 != 0)
     }
 }

@@ -76,9 +76,11 @@ final class MessageHistoryMetadataTable: Table {
         key.setInt32(9, value: namespace)
         var value: Int32 = 1
         if let buffer = try valueBox.get(table, key: key) {
-            var reader = ValueReader(buffer)
-            guard let stored = reader.int32(), reader.remaining == 0 else { throw corrupt("next message id of \(peerId)/\(namespace)") }
-            value = stored
+            value = try buffer.read(orThrow: corrupt("next message id of \(peerId)/\(namespace)")) { (reader) throws(ByteReadError) in
+                let stored = try reader.int32()
+                try reader.requireEnd()
+                return stored
+            }
         }
         nextIdCache[cacheKey] = value
         return value
@@ -87,9 +89,7 @@ final class MessageHistoryMetadataTable: Table {
     func setNextMessageId(peerId: PeerId, namespace: MessageId.Namespace, _ value: Int32) throws {
         var key = peerKey(peerId, .peerNextMessageIdByNamespace, extra: 4)
         key.setInt32(9, value: namespace)
-        var writer = ValueWriter()
-        writer.int32(value)
-        try valueBox.set(table, key: key, bytes: writer.bytes)
+        try valueBox.setInt32(table, key: key, value)
         nextIdCache[NamespaceKey(peerId: peerId, namespace: namespace)] = value
     }
 
@@ -100,18 +100,18 @@ final class MessageHistoryMetadataTable: Table {
         if let nextStableIdCache { return nextStableIdCache }
         var value: UInt32 = 1
         if let buffer = try valueBox.get(table, key: globalKey(.nextStableMessageId)) {
-            var reader = ValueReader(buffer)
-            guard let stored = reader.uint32(), reader.remaining == 0 else { throw corrupt("next stable message id") }
-            value = stored
+            value = try buffer.read(orThrow: corrupt("next stable message id")) { (reader) throws(ByteReadError) in
+                let stored = try reader.uint32()
+                try reader.requireEnd()
+                return stored
+            }
         }
         nextStableIdCache = value
         return value
     }
 
     func setNextStableMessageId(_ value: UInt32) throws {
-        var writer = ValueWriter()
-        writer.uint32(value)
-        try valueBox.set(table, key: globalKey(.nextStableMessageId), bytes: writer.bytes)
+        try valueBox.setInt32(table, key: globalKey(.nextStableMessageId), Int32(bitPattern: value))
         nextStableIdCache = value
     }
 
@@ -156,21 +156,22 @@ final class MessageHistoryMetadataTable: Table {
         if let cached = totalUnreadCache[groupId] { return cached }
         var state = ChatListTotalUnreadState()
         if let buffer = try valueBox.get(table, key: globalKey(.totalUnreadState, groupId: groupId)) {
-            var reader = ValueReader(buffer)
-            guard let messages = reader.int64(), let chats = reader.int64(), reader.remaining == 0 else {
-                throw corrupt("total unread state of \(groupId)")
+            state = try buffer.read(orThrow: corrupt("total unread state of \(groupId)")) { (reader) throws(ByteReadError) in
+                let messages = try reader.int64()
+                let chats = try reader.int64()
+                try reader.requireEnd()
+                return ChatListTotalUnreadState(messageCount: messages, chatCount: chats)
             }
-            state = ChatListTotalUnreadState(messageCount: messages, chatCount: chats)
         }
         totalUnreadCache[groupId] = state
         return state
     }
 
     func setTotalUnreadState(groupId: PeerGroupId, _ state: ChatListTotalUnreadState) throws {
-        var writer = ValueWriter()
-        writer.int64(state.messageCount)
-        writer.int64(state.chatCount)
-        try valueBox.set(table, key: globalKey(.totalUnreadState, groupId: groupId), bytes: writer.bytes)
+        let value = ByteBuffer(capacity: 64)
+        value.append(state.messageCount)
+        value.append(state.chatCount)
+        try valueBox.set(table, key: globalKey(.totalUnreadState, groupId: groupId), value: value)
         totalUnreadCache[groupId] = state
     }
 
@@ -178,7 +179,7 @@ final class MessageHistoryMetadataTable: Table {
     func groupsWithTotalUnreadState() throws -> [PeerGroupId] {
         var result: [PeerGroupId] = []
         let start = globalKey(.totalUnreadState)
-        try valueBox.range(table, start: start, end: start.paddedWithMax(5), keys: { key in
+        try valueBox.range(table, start: start, end: start.paddedWithFF(5), keys: { key in
             if key.length == 5 { result.append(PeerGroupId(rawValue: key.getInt32(1))) }
             return true
         }, limit: 0)

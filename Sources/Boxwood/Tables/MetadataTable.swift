@@ -52,9 +52,7 @@ final class MetadataTable: Table {
 
     /// The Postbox schema version, nil in a new database.
     func userVersion() throws -> Int32? {
-        try valueBox.decodeValue(table, key: Key.userVersion.key) { (bytes) throws(PostboxDecodingError) in
-            try RawValue.exactInt32(bytes)
-        }
+        try valueBox.decodeInteger(table, key: Key.userVersion.key, as: Int32.self)
     }
 
     func setUserVersion(_ version: Int32) throws {
@@ -81,9 +79,7 @@ final class MetadataTable: Table {
 
     /// The number of non-empty Postbox transactions (0 when never set).
     func transactionStateVersion() throws -> Int64 {
-        try valueBox.decodeValue(table, key: Key.transactionStateVersion.key) { (bytes) throws(PostboxDecodingError) in
-            try RawValue.exactInt64(bytes)
-        } ?? 0
+        try valueBox.decodeInteger(table, key: Key.transactionStateVersion.key, as: Int64.self) ?? 0
     }
 
     /// Adds one to the TransactionStateVersion and returns the new value.
@@ -96,9 +92,7 @@ final class MetadataTable: Table {
 
     /// The session id of the process that claimed master (0 when never set).
     func masterClientId() throws -> Int64 {
-        try valueBox.decodeValue(table, key: Key.masterClientId.key) { (bytes) throws(PostboxDecodingError) in
-            try RawValue.exactInt64(bytes)
-        } ?? 0
+        try valueBox.decodeInteger(table, key: Key.masterClientId.key, as: Int64.self) ?? 0
     }
 
     func setMasterClientId(_ id: Int64) throws {
@@ -111,9 +105,7 @@ final class MetadataTable: Table {
     /// The number of contacts the server reported (0 when never set).
     func remoteContactCount() throws -> Int32 {
         if case let .known(count) = cachedRemoteContactCount { return count }
-        let count = try valueBox.decodeValue(table, key: Key.remoteContactCount.key) { (bytes) throws(PostboxDecodingError) in
-            try RawValue.exactInt32(bytes)
-        } ?? 0
+        let count = try valueBox.decodeInteger(table, key: Key.remoteContactCount.key, as: Int32.self) ?? 0
         cachedRemoteContactCount = .known(count)
         return count
     }

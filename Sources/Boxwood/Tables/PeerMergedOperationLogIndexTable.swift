@@ -30,12 +30,10 @@ final class PeerMergedOperationLogIndexTable: Table {
     }
 
     func add(_ tag: PeerOperationLogTag, mergedIndex: Int32, peerId: PeerId, tagLocalIndex: Int32) throws {
-        var bytes = [UInt8](repeating: 0, count: 12)
-        bytes.withUnsafeMutableBytes { out in
-            out.storeBytes(of: peerId.toInt64().littleEndian, toByteOffset: 0, as: Int64.self)
-            out.storeBytes(of: tagLocalIndex.littleEndian, toByteOffset: 8, as: Int32.self)
-        }
-        try bytes.withUnsafeBytes { b in try valueBox.set(table, key: Self.key(tag, mergedIndex), bytes: b) }
+        let value = ByteBuffer(capacity: 64)
+        value.append(peerId.toInt64())
+        value.append(tagLocalIndex)
+        try valueBox.set(table, key: Self.key(tag, mergedIndex), value: value)
     }
 
     func remove(_ tag: PeerOperationLogTag, mergedIndex: Int32) throws {
@@ -50,8 +48,13 @@ final class PeerMergedOperationLogIndexTable: Table {
 
     private static func decode(_ mergedIndex: Int32, _ bytes: UnsafeRawBufferPointer) throws(PostboxDecodingError) -> PeerMergedOperationLogIndexEntry {
         guard bytes.count == 12 else { throw .invalidLength(Int64(bytes.count), offset: 0) }
-        return PeerMergedOperationLogIndexEntry(mergedIndex: mergedIndex, peerId: PeerId(try RawValue.int64(bytes, at: 0)),
-                                                tagLocalIndex: try RawValue.int32(bytes, at: 8))
+        let reader = ByteReader(bytes)
+        do throws(ByteReadError) {
+            return PeerMergedOperationLogIndexEntry(mergedIndex: mergedIndex, peerId: PeerId(try reader.integer(at: 0, as: Int64.self)),
+                                                    tagLocalIndex: try reader.integer(at: 8))
+        } catch {
+            throw PostboxDecodingError(error)
+        }
     }
 
     /// Up to `limit` positions (`limit <= 0`: all) of the tag's queue with a merged index ≥ `fromIndex`, in order.

@@ -37,9 +37,7 @@ final class PeerOperationLogMetadataTable: Table {
     }
 
     private func counter(_ key: ValueBoxKey) throws -> Int32 {
-        try valueBox.decodeValue(table, key: key) { (bytes) throws(PostboxDecodingError) in
-            try RawValue.exactInt32(bytes)
-        } ?? Self.firstIndex
+        try valueBox.decodeInteger(table, key: key, as: Int32.self) ?? Self.firstIndex
     }
 
     // MARK: Tag-local indices

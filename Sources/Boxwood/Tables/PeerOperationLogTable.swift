@@ -101,7 +101,7 @@ final class PeerOperationLogTable: Table {
     let metadataTable: PeerOperationLogMetadataTable
     let mergedIndexTable: PeerMergedOperationLogIndexTable
     private let encoder = PostboxEncoder()
-    private let valueBuffer = WriteBuffer()
+    private let valueBuffer = ByteBuffer(capacity: 256)
 
     /// The merged-queue changes of this transaction, in order.
     private(set) var mergedOperations: [PeerMergedOperationLogOperation] = []
@@ -139,34 +139,36 @@ final class PeerOperationLogTable: Table {
         encoder.encodeRootObject(entry.contents)
         valueBuffer.reset()
         if let mergedIndex = entry.mergedIndex {
-            valueBuffer.write(UInt8(1))
-            valueBuffer.write(mergedIndex.littleEndian)
+            valueBuffer.append(UInt8(1))
+            valueBuffer.append(mergedIndex)
         } else {
-            valueBuffer.write(UInt8(0))
+            valueBuffer.append(UInt8(0))
         }
-        valueBuffer.write(Int32(encoder.length).littleEndian)
-        encoder.withBytes { valueBuffer.write($0) }
+        valueBuffer.append(Int32(encoder.length))
+        encoder.withBytes { valueBuffer.append($0) }
         try valueBox.set(table, key: Self.key(entry.peerId, entry.tag, entry.tagLocalIndex), value: valueBuffer)
     }
 
     /// Decodes a stored value (bounds-checked: a damaged value throws).
     private static func decode(_ peerId: PeerId, _ tag: PeerOperationLogTag, _ tagLocalIndex: Int32,
                                _ bytes: UnsafeRawBufferPointer) throws(PostboxDecodingError) -> PeerOperationLogEntry {
-        var offset = 0
-        let flag = try RawValue.uint8(bytes, at: offset)
-        offset += 1
-        var mergedIndex: Int32?
-        switch flag {
-        case 0: break
-        case 1:
-            mergedIndex = try RawValue.int32(bytes, at: offset)
-            offset += 4
-        default: throw .invalidBool(flag, offset: 0)
+        var reader = ByteReader(bytes)
+        let mergedIndex: Int32?
+        let length: Int32
+        do throws(ByteReadError) {
+            switch try reader.uint8() {
+            case 0: mergedIndex = nil
+            case 1: mergedIndex = try reader.int32()
+            case let flag: throw .undefinedByte(flag, offset: 0)
+            }
+            length = try reader.int32()
+        } catch let .undefinedByte(flag, offset) {
+            throw .invalidBool(flag, offset: offset)
+        } catch {
+            throw PostboxDecodingError(error)
         }
-        let length = try RawValue.int32(bytes, at: offset)
-        offset += 4
-        guard length >= 0, Int(length) == bytes.count - offset else { throw .invalidLength(Int64(length), offset: offset - 4) }
-        let contents = try decodeRootObject(UnsafeRawBufferPointer(rebasing: bytes[offset...]), as: (any PostboxCoding).self)
+        guard length >= 0, Int(length) == reader.remaining else { throw .invalidLength(Int64(length), offset: reader.offset - 4) }
+        let contents = try decodeRootObject(UnsafeRawBufferPointer(rebasing: bytes[reader.offset...]), as: (any PostboxCoding).self)
         return PeerOperationLogEntry(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, mergedIndex: mergedIndex, contents: contents)
     }
 

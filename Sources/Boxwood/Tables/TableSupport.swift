@@ -1,5 +1,5 @@
 import BoxwoodStore
-/// Helpers shared by the Postbox-layer tables: key builders, bounds-checked raw integers, root-object values,
+/// Helpers shared by the Postbox-layer tables: key builders, reading and writing hand-laid values, root-object values,
 /// and the write-back cache.
 
 // MARK: Keys
@@ -8,6 +8,14 @@ extension ValueBoxKey {
     /// The key of a peer in an `int64` table.
     @inline(__always) static func peerId(_ id: PeerId) -> ValueBoxKey {
         ValueBoxKey(int64: id.toInt64())
+    }
+
+    /// This key followed by one zero byte: the least key greater than this one (keys compare as memcmp, shorter
+    /// first), so it is an exclusive bound that includes this key.
+    var immediateSuccessor: ValueBoxKey {
+        var extra = ValueBoxKey(length: 1)
+        extra.setUInt8(0, value: 0)
+        return self + extra
     }
 
     /// `self` followed by `count` 0xFF bytes: with `count` longer than any suffix the table uses, an exclusive
@@ -34,40 +42,20 @@ extension ValueBox {
 
 // MARK: Raw values
 
-/// Little-endian integers inside table values, read with bounds checks (a short or damaged value throws
-/// ``PostboxDecodingError/truncated(offset:needed:available:)``; nothing traps).
-enum RawValue {
-    static func uint8(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(PostboxDecodingError) -> UInt8 {
-        try check(bytes, offset, 1)
-        return bytes[offset]
-    }
-
-    static func int32(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(PostboxDecodingError) -> Int32 {
-        try check(bytes, offset, 4)
-        return Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self))
-    }
-
-    static func int64(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(PostboxDecodingError) -> Int64 {
-        try check(bytes, offset, 8)
-        return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self))
-    }
-
-    @inline(__always) static func check(_ bytes: UnsafeRawBufferPointer, _ offset: Int, _ needed: Int) throws(PostboxDecodingError) {
-        if offset < 0 || offset + needed > bytes.count {
-            throw .truncated(offset: offset, needed: needed, available: max(0, bytes.count - offset))
+extension MemoryBuffer {
+    /// Reads this hand-laid table value with `read`. A read that fails (the value is shorter than its layout, has
+    /// a byte the layout does not define, or bytes after its end where `read` requires none) throws `corrupt()`:
+    /// the table's own error, which names what is damaged.
+    func read<R>(orThrow corrupt: @autoclosure () -> HistoryTableError,
+                 _ read: (inout ByteReader) throws(ByteReadError) -> R) throws(HistoryTableError) -> R {
+        do throws(ByteReadError) {
+            return try withBytes { (bytes) throws(ByteReadError) in
+                var reader = ByteReader(bytes)
+                return try read(&reader)
+            }
+        } catch {
+            throw corrupt()
         }
-    }
-
-    /// A value that is exactly one little-endian Int32.
-    static func exactInt32(_ bytes: UnsafeRawBufferPointer) throws(PostboxDecodingError) -> Int32 {
-        guard bytes.count == 4 else { throw .invalidLength(Int64(bytes.count), offset: 0) }
-        return try int32(bytes, at: 0)
-    }
-
-    /// A value that is exactly one little-endian Int64.
-    static func exactInt64(_ bytes: UnsafeRawBufferPointer) throws(PostboxDecodingError) -> Int64 {
-        guard bytes.count == 8 else { throw .invalidLength(Int64(bytes.count), offset: 0) }
-        return try int64(bytes, at: 0)
     }
 }
 
@@ -85,6 +73,25 @@ extension ValueBox {
         return try result?.get()
     }
 
+    /// The value of `key` when it is exactly one little-endian `T` (a value of another length throws
+    /// ``PostboxDecodingError/invalidLength(_:offset:)``); nil when absent.
+    func decodeInteger<T: FixedWidthInteger>(_ table: ValueBoxTable, key: ValueBoxKey, as type: T.Type) throws -> T? {
+        try decodeValue(table, key: key) { (bytes) throws(PostboxDecodingError) in
+            guard bytes.count == MemoryLayout<T>.size else { throw .invalidLength(Int64(bytes.count), offset: 0) }
+            do throws(ByteReadError) { return try ByteReader(bytes).integer(at: 0) } catch { throw PostboxDecodingError(error) }
+        }
+    }
+
+    /// Stores a value given as an array (an empty marker value, or test bytes).
+    func set(_ table: ValueBoxTable, key: ValueBoxKey, bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { raw in try set(table, key: key, bytes: raw) }
+    }
+
+    /// Stores the bytes of a hand-laid value.
+    func set(_ table: ValueBoxTable, key: ValueBoxKey, value: ByteBuffer) throws {
+        try value.withBytes { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+    }
+
     /// Stores `value` as 4 little-endian bytes.
     func setInt32(_ table: ValueBoxTable, key: ValueBoxKey, _ value: Int32) throws {
         var le = value.littleEndian
@@ -95,6 +102,11 @@ extension ValueBox {
     func setInt64(_ table: ValueBoxTable, key: ValueBoxKey, _ value: Int64) throws {
         var le = value.littleEndian
         try withUnsafeBytes(of: &le) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+    }
+
+    /// Stores the bytes an encoder wrote.
+    func set(_ table: ValueBoxTable, key: ValueBoxKey, encoder: PostboxEncoder) throws {
+        try encoder.withBytes { raw throws(BoxwoodError) in try self.set(table, key: key, bytes: raw) }
     }
 
     /// Stores the root encoding of `object` (field `"_"`), using `encoder` as scratch space.

@@ -52,6 +52,11 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
     /// The valid bytes (`length` of them). Valid while the buffer is alive.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: memory, count: length) }
 
+    /// Calls `body` with the valid bytes (read them with a ``ByteReader``); the buffer stays alive for the call.
+    public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(bytes)
+    }
+
     /// A copy of the valid bytes.
     public func makeArray() -> [UInt8] { Array(bytes) }
 

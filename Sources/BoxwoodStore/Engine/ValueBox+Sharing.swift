@@ -222,10 +222,11 @@ extension ValueBox {
     func applyRecord(sequence: UInt64, operationCount: UInt32, payload: UnsafeRawBufferPointer, file: String) throws(BoxwoodError) {
         let base = state
         do throws(BoxwoodError) {
-            var reader = ByteReader(payload.baseAddress ?? UnsafeRawPointer(cellBuffer), count: payload.count)
+            var reader = ByteReader(payload)
             var applied: UInt32 = 0
             while !reader.isAtEnd {
-                guard let operation = reader.operation() else {
+                let operation: WALOperation
+                do throws(ByteReadError) { operation = try reader.operation() } catch {
                     throw .corrupted(file: file, page: nil, reason: "malformed operation in WAL record \(sequence)")
                 }
                 try applyLogged(operation)

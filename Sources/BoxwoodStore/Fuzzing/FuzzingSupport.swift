@@ -164,7 +164,8 @@ public enum FuzzingSupport {
     }
 
     /// Decodes the operations of a WAL record payload as replay does (`ByteReader.operation()`): the number of
-    /// operations, or nil when the payload is malformed. Throws when a decoded operation lends bytes from outside
+    /// operations, or nil when the payload is malformed (the fuzz target's contract: a malformed payload is an
+    /// expected outcome, not a finding). Throws when a decoded operation lends bytes from outside
     /// the payload (`ByteReader` bounds every slice by what is left, so this never happens unless it regresses).
     public static func decodeWALPayload(_ payload: UnsafeRawBufferPointer) throws(Violation) -> Int? {
         guard let base = payload.baseAddress else { return 0 }
@@ -172,10 +173,11 @@ public enum FuzzingSupport {
             guard let start = slice.baseAddress else { return slice.isEmpty }
             return start >= base && slice.count <= payload.count - (start - base)
         }
-        var reader = ByteReader(base, count: payload.count)
+        var reader = ByteReader(payload)
         var count = 0
         while !reader.isAtEnd {
-            guard let operation = reader.operation() else { return nil }
+            let operation: WALOperation
+            do throws(ByteReadError) { operation = try reader.operation() } catch { return nil }
             let lent: [UnsafeRawBufferPointer]
             switch operation {
             case let .set(_, _, key, value): lent = [key, value]

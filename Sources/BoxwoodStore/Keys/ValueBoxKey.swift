@@ -101,14 +101,14 @@ public struct ValueBoxKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     @inlinable public mutating func setUInt32(_ offset: Int, value: UInt32) {
         precondition(offset >= 0 && offset + 4 <= length, "ValueBoxKey setter out of bounds")
-        makeUnique(); storage.memory.storeBytes(of: value.bigEndian, toByteOffset: offset, as: UInt32.self)
+        makeUnique(); storeInteger(storage.memory, offset, value, .bigEndian)
     }
 
     @inlinable public mutating func setInt64(_ offset: Int, value: Int64) { setUInt64(offset, value: UInt64(bitPattern: value)) }
 
     @inlinable public mutating func setUInt64(_ offset: Int, value: UInt64) {
         precondition(offset >= 0 && offset + 8 <= length, "ValueBoxKey setter out of bounds")
-        makeUnique(); storage.memory.storeBytes(of: value.bigEndian, toByteOffset: offset, as: UInt64.self)
+        makeUnique(); storeInteger(storage.memory, offset, value, .bigEndian)
     }
 
     /// Copies raw bytes into the key at `offset`.
@@ -132,12 +132,12 @@ public struct ValueBoxKey: Sendable, Hashable, Comparable, CustomStringConvertib
     @inlinable public func getInt32(_ offset: Int) -> Int32 { Int32(bitPattern: getUInt32(offset)) }
     @inlinable public func getUInt32(_ offset: Int) -> UInt32 {
         precondition(offset >= 0 && offset + 4 <= length)
-        return UInt32(bigEndian: storage.memory.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        return loadInteger(storage.memory, offset, .bigEndian)
     }
     @inlinable public func getInt64(_ offset: Int) -> Int64 { Int64(bitPattern: getUInt64(offset)) }
     @inlinable public func getUInt64(_ offset: Int) -> UInt64 {
         precondition(offset >= 0 && offset + 8 <= length)
-        return UInt64(bigEndian: storage.memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        return loadInteger(storage.memory, offset, .bigEndian)
     }
 
     // MARK: Derived keys

@@ -85,19 +85,6 @@ func pageChecksum(_ page: UnsafeRawPointer, pageNumber: UInt64) -> UInt64 {
 /// Stores the checksum of a page into its header.
 @inlinable
 func sealPage(_ page: UnsafeMutableRawPointer, pageNumber: UInt64) {
-    page.storeBytes(of: pageChecksum(page, pageNumber: pageNumber).littleEndian, toByteOffset: 0, as: UInt64.self)
+    storeInteger(page, 0, pageChecksum(page, pageNumber: pageNumber))
 }
 
-// Little-endian helpers for raw page memory.
-@inlinable @inline(__always)
-func load16(_ p: UnsafeRawPointer, _ offset: Int) -> Int { Int(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) }
-@inlinable @inline(__always)
-func load32(_ p: UnsafeRawPointer, _ offset: Int) -> UInt32 { UInt32(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
-@inlinable @inline(__always)
-func load64(_ p: UnsafeRawPointer, _ offset: Int) -> UInt64 { UInt64(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-@inlinable @inline(__always)
-func store16(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: Int) { p.storeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian, toByteOffset: offset, as: UInt16.self) }
-@inlinable @inline(__always)
-func store32(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt32) { p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt32.self) }
-@inlinable @inline(__always)
-func store64(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt64) { p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt64.self) }

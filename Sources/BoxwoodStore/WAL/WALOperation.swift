@@ -76,40 +76,45 @@ extension ByteBuffer {
 }
 
 extension ByteReader {
-    private mutating func key() -> UnsafeRawBufferPointer? {
-        guard let n = u16(), let p = bytes(n) else { return nil }
-        return UnsafeRawBufferPointer(start: p, count: n)
+    private mutating func key() throws(ByteReadError) -> UnsafeRawBufferPointer {
+        try bytes(Int(try uint16()))
     }
 
-    /// The next operation, or nil when the payload is malformed (which a valid checksum makes a bug or a
-    /// crafted file; the caller reports corruption).
-    mutating func operation() -> WALOperation? {
-        guard let raw = u8(), let code = WALOperationCode(rawValue: raw) else { return nil }
-        if code == .setMasterClientId {
-            guard let id = u64() else { return nil }
-            return .setMasterClientId(Int64(bitPattern: id))
-        }
-        guard let table = i32() else { return nil }
+    /// The next operation. Throws when the payload is malformed (which a valid checksum makes a bug or a crafted
+    /// file; the caller reports corruption).
+    mutating func operation() throws(ByteReadError) -> WALOperation {
+        let codeOffset = offset
+        let raw = try uint8()
+        guard let code = WALOperationCode(rawValue: raw) else { throw .undefinedByte(raw, offset: codeOffset) }
         switch code {
         case .set:
-            guard let kt = u8(), let keyType = ValueBoxKeyType(rawValue: Int32(kt)), let k = key(),
-                  let vn = u64(), vn <= UInt64(Int.max), let v = bytes(Int(vn)) else { return nil }
-            return .set(table: table, keyType: keyType, key: k, value: UnsafeRawBufferPointer(start: v, count: Int(vn)))
+            let table = try int32()
+            let keyTypeOffset = offset
+            let rawKeyType = try uint8()
+            guard let keyType = ValueBoxKeyType(rawValue: Int32(rawKeyType)) else {
+                throw .undefinedByte(rawKeyType, offset: keyTypeOffset)
+            }
+            let key = try key()
+            // A length beyond Int.max is clamped: it is longer than any payload, so `bytes` throws.
+            let value = try bytes(Int(clamping: try uint64()))
+            return .set(table: table, keyType: keyType, key: key, value: value)
         case .remove:
-            guard let k = key(), let s = u8() else { return nil }
-            return .remove(table: table, key: k, secure: s != 0)
+            let table = try int32()
+            let key = try key()
+            return .remove(table: table, key: key, secure: try uint8() != 0)
         case .removeRange:
-            guard let low = key(), let high = key() else { return nil }
-            return .removeRange(table: table, low: low, high: high)
+            let table = try int32()
+            let low = try key()
+            return .removeRange(table: table, low: low, high: try key())
         case .removeAll:
-            return .removeAll(table: table)
+            return .removeAll(table: try int32())
         case .removeTable:
-            return .removeTable(table: table)
+            return .removeTable(table: try int32())
         case .renameTable:
-            guard let to = i32() else { return nil }
-            return .renameTable(from: table, to: to)
+            let from = try int32()
+            return .renameTable(from: from, to: try int32())
         case .setMasterClientId:
-            return nil
+            return .setMasterClientId(try int64())
         }
     }
 }

@@ -40,10 +40,10 @@ enum CodableNode {
     func writePayload(to encoder: PostboxEncoder) {
         let buffer = encoder.buffer
         switch self {
-        case let .int32(value): buffer.appendInt32(value)
-        case let .int64(value): buffer.appendInt64(value)
-        case let .bool(value): buffer.appendByte(value ? 1 : 0)
-        case let .double(value): buffer.appendInt64(Int64(bitPattern: value.bitPattern))
+        case let .int32(value): buffer.append(value)
+        case let .int64(value): buffer.append(value)
+        case let .bool(value): buffer.append(UInt8(value ? 1 : 0))
+        case let .double(value): buffer.append(Int64(bitPattern: value.bitPattern))
         case let .string(value): encoder.writeString(value)
         case let .bytes(value):
             encoder.writeLength(value.count)
@@ -56,7 +56,7 @@ enum CodableNode {
         case let .unkeyed(node):
             encoder.writeLength(node.items.count)
             for item in node.items {
-                buffer.appendByte(item.fieldType.rawValue)
+                buffer.append(item.fieldType.rawValue)
                 item.writePayload(to: encoder)
             }
         case let .deferred(deferredEncoder):
