@@ -10,29 +10,27 @@ import BoxwoodStore
 /// It is what removal needs (every key of the document) and what a query checks a candidate against (phrase
 /// positions, prefixes, the collection and the tags), so a query reads one record per candidate.
 enum FullTextDocument {
-    /// Encodes a record.
+    /// Appends a record to `out`.
     static func encode(collection: [UInt8], item: [UInt8],
                        tags: TokenList, distinctTags: [(token: Range<Int>, positions: [Int32])],
-                       contents: TokenList, terms: [(token: Range<Int>, positions: [Int32])]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(collection.count + item.count + tags.bytes.count + contents.bytes.count * 2 + 16)
-        Varint.append(UInt64(collection.count), to: &out)
-        out += collection
-        Varint.append(UInt64(item.count), to: &out)
-        out += item
-        Varint.append(UInt64(distinctTags.count), to: &out)
-        for tag in distinctTags {
-            Varint.append(UInt64(tag.token.count), to: &out)
-            out += tags.bytes[tag.token]
-        }
-        Varint.append(UInt64(terms.count), to: &out)
+                       contents: TokenList, terms: [(token: Range<Int>, positions: [Int32])], into out: ByteBuffer) {
+        out.reserve(collection.count + item.count + tags.bytes.count + contents.bytes.count * 2 + 16)
+        appendField(collection[...], to: out)
+        appendField(item[...], to: out)
+        out.appendVarint(UInt64(distinctTags.count))
+        for tag in distinctTags { appendField(tags.bytes[tag.token], to: out) }
+        out.appendVarint(UInt64(terms.count))
         for term in terms {
-            Varint.append(UInt64(term.token.count), to: &out)
-            out += contents.bytes[term.token]
-            Varint.append(UInt64(term.positions.count), to: &out)
-            FullTextPositions.encode(term.positions, to: &out)
+            appendField(contents.bytes[term.token], to: out)
+            out.appendVarint(UInt64(term.positions.count))
+            FullTextPositions.encode(term.positions, into: out)
         }
-        return out
+    }
+
+    /// Appends a varint length, then the bytes.
+    private static func appendField(_ bytes: ArraySlice<UInt8>, to out: ByteBuffer) {
+        out.appendVarint(UInt64(bytes.count))
+        bytes.withUnsafeBytes { out.append($0) }
     }
 }
 
@@ -49,40 +47,50 @@ struct FullTextDocumentView {
     /// Parses a record; nil when it is malformed.
     init?(_ bytes: UnsafeRawBufferPointer, needTerms: Bool) {
         self.bytes = bytes
-        var offset = 0
-        func slice() -> UnsafeRawBufferPointer? {
-            guard let n = Varint.read(bytes, &offset), n <= UInt64(bytes.count - offset) else { return nil }
-            let s = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(n)])
-            offset += Int(n)
-            return s
+        do throws(ByteReadError) {
+            var reader = ByteReader(bytes)
+            collection = try Self.field(&reader)
+            item = try Self.field(&reader)
+            let tagCount = try Self.count(&reader)
+            for _ in 0..<tagCount { tags.append(try Self.field(&reader)) }
+            guard needTerms else { return }
+            let termCount = try Self.count(&reader)
+            terms.reserveCapacity(termCount)
+            for _ in 0..<termCount {
+                let token = try Self.field(&reader)
+                let count = try Self.count(&reader)
+                let start = reader.offset
+                for _ in 0..<count { _ = try reader.varint() }
+                terms.append((token, start, count))
+            }
+        } catch {
+            return nil
         }
-        guard let collection = slice(), let item = slice() else { return nil }
-        self.collection = collection
-        self.item = item
-        guard let tagCount = Varint.read(bytes, &offset), tagCount <= UInt64(bytes.count) else { return nil }
-        for _ in 0..<Int(tagCount) {
-            guard let tag = slice() else { return nil }
-            tags.append(tag)
-        }
-        guard needTerms else { return }
-        guard let termCount = Varint.read(bytes, &offset), termCount <= UInt64(bytes.count) else { return nil }
-        terms.reserveCapacity(Int(termCount))
-        for _ in 0..<Int(termCount) {
-            guard let token = slice(), let count = Varint.read(bytes, &offset), count <= UInt64(bytes.count) else { return nil }
-            let start = offset
-            for _ in 0..<Int(count) { guard Varint.read(bytes, &offset) != nil else { return nil } }
-            terms.append((token, start, Int(count)))
-        }
+    }
+
+    /// A varint length, then that many bytes.
+    private static func field(_ reader: inout ByteReader) throws(ByteReadError) -> UnsafeRawBufferPointer {
+        let length = try reader.varint()
+        guard length <= UInt64(reader.remaining) else { throw .truncated(offset: reader.offset, needed: Int(clamping: length), available: reader.remaining) }
+        return try reader.bytes(Int(length))
+    }
+
+    /// A varint count of items that take at least a byte each (so never more than the record's length).
+    private static func count(_ reader: inout ByteReader) throws(ByteReadError) -> Int {
+        let count = try reader.varint()
+        guard count <= UInt64(reader.buffer.count) else { throw .truncated(offset: reader.offset, needed: Int(clamping: count), available: reader.buffer.count) }
+        return Int(count)
     }
 
     /// The positions of term `index`, ascending.
     func positions(ofTerm index: Int) -> [Int32] {
-        var offset = terms[index].positions
+        var reader = ByteReader(bytes, offset: terms[index].positions)
         var result: [Int32] = []
         result.reserveCapacity(terms[index].count)
         var position: Int64 = 0
         for _ in 0..<terms[index].count {
-            position += Int64(Varint.read(bytes, &offset) ?? 0)
+            // Every position was read once when the record was parsed (`init`): none of these reads fails.
+            position += Int64((try? reader.varint()) ?? 0)
             result.append(Int32(truncatingIfNeeded: position))
         }
         return result

@@ -3,20 +3,20 @@ import BoxwoodStore
 /// against them.
 enum FullTextPositions {
     /// Appends ascending positions: the first as is, then the differences, as varints.
-    static func encode(_ positions: [Int32], to bytes: inout [UInt8]) {
+    static func encode(_ positions: [Int32], into bytes: ByteBuffer) {
         var previous: Int32 = 0
         for (i, position) in positions.enumerated() {
-            Varint.append(UInt64(i == 0 ? position : position - previous), to: &bytes)
+            bytes.appendVarint(UInt64(i == 0 ? position : position - previous))
             previous = position
         }
     }
 
-    /// Decodes positions encoded by `encode` (as many as the bytes hold).
+    /// Decodes positions encoded by `encode` (as many as the bytes hold; a malformed tail ends them).
     static func decode(_ bytes: UnsafeRawBufferPointer, appendingTo positions: inout [Int32]) {
-        var offset = 0
+        var reader = ByteReader(bytes)
         var position: Int64 = 0
         var first = true
-        while offset < bytes.count, let delta = Varint.read(bytes, &offset) {
+        while !reader.isAtEnd, let delta = try? reader.varint() {
             position = first ? Int64(delta) : position + Int64(delta)
             first = false
             positions.append(Int32(truncatingIfNeeded: position))

@@ -36,10 +36,11 @@ extension ValueBox {
         }
         let docId = try nextFullTextDocId(tables)
         let docKey = FullTextKeys.document(docId)
-        let record = FullTextDocument.encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
-                                             contents: contentTokens, terms: terms)
+        let record = ByteBuffer(capacity: 256)
+        FullTextDocument.encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
+                                contents: contentTokens, terms: terms, into: record)
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        try withBytes(record) { (bytes) throws(BoxwoodError) in try set(tables.documents, key: docKey, bytes: bytes) }
+        try record.withBytes { (bytes) throws(BoxwoodError) in try set(tables.documents, key: docKey, bytes: bytes) }
         try docKey.withUnsafeBytes { bytes in Result { () throws(BoxwoodError) in try set(tables.items, key: itemKey, bytes: bytes) } }.get()
         try set(tables.collections, key: FullTextKeys.collection(collection, docId), bytes: empty)
         try putTokenKeys(tables.tags, tagTokens, distinctTags, docId, withPositions: false)
@@ -53,16 +54,16 @@ extension ValueBox {
         if distinct.isEmpty { return }
         let key = UnsafeMutableRawPointer.allocate(byteCount: FullTextTokenizer.maxTokenBytes + 9, alignment: 8)
         defer { key.deallocate() }
-        var value: [UInt8] = []
+        let value = ByteBuffer(capacity: 256)
         try withBytes(list.bytes) { (all) throws(BoxwoodError) in
             for term in distinct {
                 let length = term.token.count
                 key.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
                 key.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
                 key.storeBytes(of: docId.bigEndian, toByteOffset: length + 1, as: UInt64.self)
-                value.removeAll(keepingCapacity: true)
-                if withPositions { FullTextPositions.encode(term.positions, to: &value) }
-                try withBytes(value) { (bytes) throws(BoxwoodError) in
+                value.reset()
+                if withPositions { FullTextPositions.encode(term.positions, into: value) }
+                try value.withBytes { (bytes) throws(BoxwoodError) in
                     try set(table, keyBytes: UnsafeRawBufferPointer(start: key, count: length + 9), bytes: bytes)
                 }
             }

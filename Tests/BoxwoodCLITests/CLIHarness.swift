@@ -1,4 +1,5 @@
 import Foundation
+import BoxwoodTestSupport
 import Testing
 
 /// The outcome of one `boxwood` run.
@@ -17,33 +18,9 @@ struct CLIResult {
 enum CLI {
     static let binary: URL? = locate()
 
+    /// `BOXWOOD_BIN`, then the build directory (see `BuiltExecutable`).
     private static func locate() -> URL? {
-        let fm = FileManager.default
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BOXWOOD_BIN"], !override.isEmpty {
-            candidates.append(URL(fileURLWithPath: override))
-        }
-        // The test bundle lives in the same .build/<triple>/<config> directory as the executable
-        // (on Linux Bundle.main is the xctest runner there; on macOS the .xctest bundle is in it).
-        for bundle in [Bundle.main] + Bundle.allBundles {
-            let url = bundle.bundleURL
-            candidates.append(url.appendingPathComponent("boxwood"))
-            candidates.append(url.deletingLastPathComponent().appendingPathComponent("boxwood"))
-        }
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("boxwood"))
-        }
-        // Fall back to the package's .build directory, found from this source file.
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for config in ["debug", "release"] {
-            candidates.append(packageRoot.appendingPathComponent(".build/\(config)/boxwood"))
-        }
-        return candidates.first { url in
-            var isDirectory: ObjCBool = false
-            return fm.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && fm.isExecutableFile(atPath: url.path)
-        }
+        BuiltExecutable.locate("boxwood", override: "BOXWOOD_BIN").map { URL(fileURLWithPath: $0) }
     }
 
     /// Runs `boxwood args...` with `stdin` as standard input; stdout and stderr are captured via files.

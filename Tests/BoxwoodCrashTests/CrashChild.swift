@@ -1,5 +1,6 @@
 import BoxwoodPlatform
 import Foundation
+import BoxwoodTestSupport
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -89,32 +90,9 @@ final class CrashChild {
         }
     }
 
-    /// Finds the built `boxwood-crash-child` like the CLI tests find `boxwood`: `BOXWOOD_CRASH_CHILD`, then
-    /// next to the test bundle (the same build directory), then the package's `.build/debug` and
-    /// `.build/release`. Nil when it was not built.
+    /// Finds the built `boxwood-crash-child` (or another child): `BOXWOOD_CRASH_CHILD` when it names it, then the
+    /// build directory (see `BuiltExecutable`).
     static func locate(_ name: String) -> String? {
-        let fm = FileManager.default
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BOXWOOD_CRASH_CHILD"], !override.isEmpty,
-           URL(fileURLWithPath: override).lastPathComponent == name {
-            candidates.append(URL(fileURLWithPath: override))
-        }
-        for bundle in [Bundle.main] + Bundle.allBundles {
-            candidates.append(bundle.bundleURL.appendingPathComponent(name))
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
-        }
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for config in ["debug", "release"] {
-            candidates.append(packageRoot.appendingPathComponent(".build/\(config)/\(name)"))
-        }
-        return candidates.first { url in
-            var isDirectory: ObjCBool = false
-            return fm.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && fm.isExecutableFile(atPath: url.path)
-        }?.path
+        BuiltExecutable.locate(name, override: "BOXWOOD_CRASH_CHILD", overrideMustNameIt: true)
     }
 }

@@ -1,5 +1,6 @@
 import BoxwoodFuzzTargets
 import Foundation
+import BoxwoodTestSupport
 import Testing
 
 /// Replays every input of every fuzz target's corpus (`Fuzz/Corpus/<target>/`: the seeds, the inputs fuzzing kept,
@@ -83,28 +84,8 @@ struct CorpusRegressionTests {
         return (status, String(decoding: data, as: UTF8.self))
     }
 
-    /// Finds the built `boxwood-fuzz`: `BOXWOOD_FUZZ`, then next to the test bundle (the same build directory),
-    /// then the package's `.build/debug` and `.build/release`.
+    /// Finds the built `boxwood-fuzz`: `BOXWOOD_FUZZ`, then the build directory (see `BuiltExecutable`).
     static func locate(_ name: String) -> String? {
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BOXWOOD_FUZZ"], !override.isEmpty {
-            candidates.append(URL(fileURLWithPath: override))
-        }
-        for bundle in [Bundle.main] + Bundle.allBundles {
-            candidates.append(bundle.bundleURL.appendingPathComponent(name))
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
-        }
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
-        }
-        let packageRoot = fuzzDirectory.deletingLastPathComponent()
-        for config in ["debug", "release"] {
-            candidates.append(packageRoot.appendingPathComponent(".build/\(config)/\(name)"))
-        }
-        return candidates.first { url in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && FileManager.default.isExecutableFile(atPath: url.path)
-        }?.path
+        BuiltExecutable.locate(name, override: "BOXWOOD_FUZZ", packageRoot: fuzzDirectory.deletingLastPathComponent())
     }
 }

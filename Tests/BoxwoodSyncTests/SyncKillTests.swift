@@ -3,6 +3,7 @@ import BoxwoodPlatform
 import BoxwoodSync
 import BoxwoodSyncSimulator
 import Foundation
+import BoxwoodTestSupport
 import SystemPackage
 import Testing
 #if canImport(Glibc)
@@ -531,29 +532,8 @@ final class SyncChild: Sendable {
         return String(text.suffix(1_500))
     }
 
-    /// Finds a built executable: `BOXWOOD_SYNC_CHILD`, next to the test bundle (the same build directory), then the
-    /// package's `.build/debug` and `.build/release`.
+    /// Finds a built executable: `BOXWOOD_SYNC_CHILD`, then the build directory (see `BuiltExecutable`).
     static func locate(_ name: String) -> String? {
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BOXWOOD_SYNC_CHILD"], !override.isEmpty {
-            candidates.append(URL(fileURLWithPath: override))
-        }
-        for bundle in [Bundle.main] + Bundle.allBundles {
-            candidates.append(bundle.bundleURL.appendingPathComponent(name))
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
-        }
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for config in ["debug", "release"] {
-            candidates.append(packageRoot.appendingPathComponent(".build/\(config)/\(name)"))
-        }
-        return candidates.first { url in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && FileManager.default.isExecutableFile(atPath: url.path)
-        }?.path
+        BuiltExecutable.locate(name, override: "BOXWOOD_SYNC_CHILD")
     }
 }

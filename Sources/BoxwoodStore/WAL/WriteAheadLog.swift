@@ -111,13 +111,7 @@ final class WriteAheadLog {
             if chainIsDurable { operations |= WriteAheadLog.earlierRecordsDurableFlag }
             if sync { operations |= WriteAheadLog.syncedFlag }
         }
-        store32(p, 0, UInt32(payloadLength))
-        store32(p, 4, operations)
-        store64(p, 8, sequence)
-        let seed = XXH64.hash(p, 16, seed: salt)
-        store64(p, 16, XXH64.hash(p + WriteAheadLog.recordHeaderSize, payloadLength, seed: seed))
-        store64(p, 24, XXH64.hash(p, 24, seed: salt))
-        RecordWhitening.apply(p, count: record.count, key: RecordWhitening.key(salt: salt, offset: endOffset))
+        WALRecordHeader.seal(p, payloadLength: payloadLength, operations: operations, sequence: sequence, offset: endOffset, salt: salt)
         try file.write(p, count: record.count, offset: endOffset)
         if sync { try file.dataSync() } else { chainIsDurable = false }
         endOffset += UInt64(record.count)
@@ -161,17 +155,13 @@ final class WriteAheadLog {
         while position < count {
             guard position + headerSize <= count else { return false }
             let h = buffer + position
-            let key = RecordWhitening.key(salt: salt, offset: start + UInt64(position))
-            RecordWhitening.apply(h, count: headerSize, key: key)
-            guard load64(h, 24) == XXH64.hash(h, 24, seed: salt) else { return false }
-            let length = Int(load32(h, 0))
-            guard position + headerSize + length <= count, load64(h, 8) == expected else { return false }
+            guard let header = WALRecordHeader.open(h, offset: start + UInt64(position), salt: salt) else { return false }
+            let length = header.payloadLength
+            guard length <= count - position - headerSize, header.sequence == expected else { return false }
             let payload = h + headerSize
-            RecordWhitening.apply(payload, count: length, key: key, start: headerSize)
-            guard XXH64.hash(payload, length, seed: XXH64.hash(h, 16, seed: salt)) == load64(h, 16) else { return false }
-            let operations = load32(h, 4)
-            try apply(expected, operations & WriteAheadLog.operationCountMask, UnsafeRawBufferPointer(start: payload, count: length))
-            chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(operations)
+            guard header.openPayload(payload) else { return false }
+            try apply(expected, header.operationCount, UnsafeRawBufferPointer(start: payload, count: length))
+            chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(header.operations)
             position += headerSize + length
             expected += 1
         }
@@ -184,8 +174,7 @@ final class WriteAheadLog {
         let h = UnsafeMutableRawPointer.allocate(byteCount: headerSize, alignment: 16)
         defer { h.deallocate() }
         guard try file.read(into: h, count: headerSize, offset: offset) == headerSize else { return false }
-        RecordWhitening.apply(h, count: headerSize, key: RecordWhitening.key(salt: salt, offset: offset))
-        return load64(h, 24) == XXH64.hash(h, 24, seed: salt)
+        return WALRecordHeader.open(h, offset: offset, salt: salt) != nil
     }
 
     /// Bytes in the log, header included.
@@ -243,18 +232,13 @@ final class WriteAheadLog {
             buffer.reserve(headerSize)
             let h = buffer.memory
             guard try file.read(into: h, count: headerSize, offset: offset) == headerSize else { break }
-            let key = RecordWhitening.key(salt: salt, offset: offset)
-            RecordWhitening.apply(h, count: headerSize, key: key)
-            guard load64(h, 24) == XXH64.hash(h, 24, seed: salt) else {
+            guard let header = WALRecordHeader.open(h, offset: offset, salt: salt) else {
                 // The length is not trustworthy: a later record could start anywhere after this offset.
                 try refuseIfMidLogDamage(at: offset, searchFrom: offset + 1, fileSize: fileSize, sameBoot: sameBoot)
                 break
             }
-            let length = Int(load32(h, 0))
-            let operations = load32(h, 4)
-            let sequence = load64(h, 8)
-            let checksum = load64(h, 16)
-            let seed = XXH64.hash(h, 16, seed: salt)
+            let length = header.payloadLength
+            let sequence = header.sequence
             let start = offset + UInt64(headerSize)
             let recordEnd = start + UInt64(length)
             // An intact header whose record runs past the end of the file: the append was cut short.
@@ -262,14 +246,13 @@ final class WriteAheadLog {
             buffer.reserve(headerSize + length)
             let payload = buffer.memory + headerSize
             guard try file.read(into: payload, count: length, offset: start) == length else { break }
-            RecordWhitening.apply(payload, count: length, key: key, start: headerSize)
-            guard XXH64.hash(payload, length, seed: seed) == checksum else {
+            guard header.openPayload(payload) else {
                 // The header is intact, so the next record would start exactly at `recordEnd` (or later, if it
                 // is damaged too).
                 try refuseIfMidLogDamage(at: offset, searchFrom: recordEnd, fileSize: fileSize, sameBoot: sameBoot)
                 break
             }
-            chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(operations)
+            chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(header.operations)
             if sequence < expected {
                 // Already included in the pages (cannot happen with a fresh salt, harmless if it does).
                 offset = recordEnd
@@ -279,7 +262,7 @@ final class WriteAheadLog {
                 throw .corrupted(file: file.path, page: nil,
                                  reason: "WAL record at offset \(offset) has sequence \(sequence), expected \(expected)")
             }
-            try apply(sequence, operations & WriteAheadLog.operationCountMask, UnsafeRawBufferPointer(start: payload, count: length))
+            try apply(sequence, header.operationCount, UnsafeRawBufferPointer(start: payload, count: length))
             applied += 1
             expected += 1
             offset = recordEnd
@@ -318,9 +301,8 @@ final class WriteAheadLog {
             for i in 0...(count - headerSize) {
                 candidate.copyMemory(from: bytes + i, byteCount: headerSize)
                 let offset = base + UInt64(i)
-                RecordWhitening.apply(candidate, count: headerSize, key: RecordWhitening.key(salt: salt, offset: offset))
-                if load64(candidate, 24) == XXH64.hash(candidate, 24, seed: salt) {
-                    return (offset, load64(candidate, 8), load32(candidate, 4))
+                if let header = WALRecordHeader.open(candidate, offset: offset, salt: salt) {
+                    return (offset, header.sequence, header.operations)
                 }
             }
             base += UInt64(window)
