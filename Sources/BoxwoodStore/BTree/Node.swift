@@ -208,11 +208,9 @@ enum Node {
         case .meta:
             return "meta page inside the tree area"
         case .overflow:
-            if load64(p, PageLayout.auxOffset) > UInt64(PageLayout.overflowPayload) { return "overflow payload length \(load64(p, PageLayout.auxOffset))" }
-            return linkProblem(p, pageCount: pageCount)
+            return OverflowPage.problem(p, pageCount: pageCount)
         case .freelist:
-            if load64(p, PageLayout.auxOffset) > UInt64(PageLayout.freelistEntriesPerPage) { return "freelist entry count \(load64(p, PageLayout.auxOffset))" }
-            return linkProblem(p, pageCount: pageCount)
+            return FreelistPage.problem(p, pageCount: pageCount)
         case .branch, .leaf:
             let leaf = type == .leaf
             let n = count(p)
@@ -245,13 +243,6 @@ enum Node {
             if live + fragmented(p) > PageLayout.pageSize - start { return "cell bytes exceed the cell area" }
             return nil
         }
-    }
-
-    /// The `link` of an overflow or freelist page: 0 (end of the chain) or a page of the file.
-    private static func linkProblem(_ p: UnsafeRawPointer, pageCount: UInt64?) -> String? {
-        let next = link(p)
-        guard let pageCount, next != 0, !next.isPageNumber(below: pageCount) else { return nil }
-        return "next page \(next) is not a page of the file (\(pageCount) pages)"
     }
 
     /// The 24-byte overflow reference at `v` (first page, stored length, raw length) of a leaf read from a

@@ -167,7 +167,7 @@ extension ValueBox {
 
     /// Copies an overflow chain into consecutive new pages; returns the first.
     private func copyOverflowChain(first: UInt64, storedLength: Int, writer: PageRunWriter, allocator: PageAllocator) throws(BoxwoodError) -> UInt64 {
-        let count = max(1, (storedLength + PageLayout.overflowPayload - 1) / PageLayout.overflowPayload)
+        let count = OverflowPage.pagesNeeded(for: storedLength)
         let start = allocator.allocateConsecutive(count)
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
@@ -176,12 +176,11 @@ extension ValueBox {
             guard source != 0 else {
                 throw .corrupted(file: dataFile.path, page: nil, reason: "overflow chain shorter than its \(storedLength)-byte value")
             }
-            let p = try pager.diskPage(source)
-            guard Node.type(p) == PageType.overflow.rawValue else {
+            guard let overflow = OverflowPage(try pager.diskPage(source)) else {
                 throw .corrupted(file: dataFile.path, page: source, reason: "expected an overflow page")
             }
-            page.copyMemory(from: p, byteCount: PageLayout.pageSize)
-            source = load64(p, PageLayout.linkOffset)
+            page.copyMemory(from: overflow.memory, byteCount: PageLayout.pageSize)
+            source = overflow.next
             store64(page, PageLayout.linkOffset, i + 1 < count ? start + UInt64(i + 1) : 0)
             try writer.write(page, as: start + UInt64(i))
         }

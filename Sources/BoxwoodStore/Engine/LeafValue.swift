@@ -144,16 +144,15 @@ enum LeafValue {
             }
             let p: UnsafeRawPointer
             do { p = try pager.diskPage(page) } catch { freeBytes(out); throw error }
-            // `aux` of an overflow page was validated with the page: at most `overflowPayload`.
-            let n = Int(load64(p, PageLayout.auxOffset))
-            guard Node.type(p) == PageType.overflow.rawValue, n > 0, copied + n <= length else {
+            // The payload length of an overflow page was validated with the page: at most `overflowPayload`.
+            guard let overflow = OverflowPage(p), case let n = overflow.payloadLength, n > 0, copied + n <= length else {
                 freeBytes(out)
                 throw .corrupted(file: pager.file.path, page: page, reason: "bad overflow page in a \(length)-byte value")
             }
-            (out + copied).copyMemory(from: p + PageLayout.headerSize, byteCount: n)
+            (out + copied).copyMemory(from: overflow.payload, byteCount: n)
             copied += n
             previous = page
-            page = load64(p, PageLayout.linkOffset)
+            page = overflow.next
             // Every page but the last is full, and the last ends the chain: a loop or a spliced chain
             // can never satisfy both, so it is reported instead of returning repeated bytes.
             if (copied < length && n != PageLayout.overflowPayload) || (copied == length && page != 0) {

@@ -159,11 +159,11 @@ extension ValueBox {
             let p: UnsafeRawPointer
             do { p = try pager.verifiedDiskPage(page) } catch { report.problems.append("\(name): \(error)"); return }
             report.pagesChecked += 1
-            guard Node.type(p) == PageType.overflow.rawValue else {
+            guard let overflow = OverflowPage(p) else {
                 report.problems.append("\(name), page \(page): expected an overflow page"); return
             }
-            total += Int(load64(p, PageLayout.auxOffset))
-            page = load64(p, PageLayout.linkOffset)
+            total += overflow.payloadLength
+            page = overflow.next
         }
         if total != storedLength { report.problems.append("\(name): overflow chain at \(first) holds \(total) bytes, cell says \(storedLength)") }
     }

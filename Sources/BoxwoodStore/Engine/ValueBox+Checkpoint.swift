@@ -244,7 +244,7 @@ final class CheckpointWriter {
     /// Writes a dirty blob as a chain of overflow pages; returns the first page.
     private func writeOverflow(_ ref: UInt64) throws(BoxwoodError) -> UInt64 {
         let blob = pager.blob(ref)
-        let pageCount = max(1, (blob.count + PageLayout.overflowPayload - 1) / PageLayout.overflowPayload)
+        let pageCount = OverflowPage.pagesNeeded(for: blob.count)
         var numbers: [UInt64] = []
         numbers.reserveCapacity(pageCount)
         for _ in 0..<pageCount { numbers.append(allocate()) }
@@ -253,11 +253,7 @@ final class CheckpointWriter {
         for i in 0..<pageCount {
             let start = i * PageLayout.overflowPayload
             let n = min(PageLayout.overflowPayload, blob.count - start)
-            page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-            page.storeBytes(of: PageType.overflow.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
-            store64(page, PageLayout.linkOffset, i + 1 < pageCount ? numbers[i + 1] : 0)
-            store64(page, PageLayout.auxOffset, UInt64(n))
-            if n > 0 { (page + PageLayout.headerSize).copyMemory(from: blob.memory + start, byteCount: n) }
+            OverflowPage.write(page, next: i + 1 < pageCount ? numbers[i + 1] : 0, payload: blob.memory + start, count: n)
             try write(page, as: numbers[i])
         }
         pager.releaseBlobAfterFlush(ref)
@@ -280,12 +276,8 @@ final class CheckpointWriter {
         defer { page.deallocate() }
         var index = 0
         for (i, number) in listPages.enumerated() {
-            page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-            page.storeBytes(of: PageType.freelist.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
             let n = min(PageLayout.freelistEntriesPerPage, entries.count - index)
-            store64(page, PageLayout.linkOffset, i + 1 < listPages.count ? listPages[i + 1] : 0)
-            store64(page, PageLayout.auxOffset, UInt64(n))
-            for j in 0..<n { store64(page, PageLayout.headerSize + 8 * j, entries[index + j]) }
+            FreelistPage.write(page, next: i + 1 < listPages.count ? listPages[i + 1] : 0, entries: entries[index..<(index + n)])
             index += n
             try write(page, as: number)
         }

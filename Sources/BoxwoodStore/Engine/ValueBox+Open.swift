@@ -251,20 +251,18 @@ extension ValueBox {
         var page = meta.freelistHead
         while page != 0 {
             if listPages.count > Int(meta.pageCount) { throw .corrupted(file: dataFile.path, page: page, reason: "freelist loops") }
-            let p = try pager.diskPage(page)
-            guard Node.type(p) == PageType.freelist.rawValue else {
+            guard let list = FreelistPage(try pager.diskPage(page)) else {
                 throw .corrupted(file: dataFile.path, page: page, reason: "expected a freelist page")
             }
             listPages.append(page)
-            let n = Int(load64(p, PageLayout.auxOffset))
-            for i in 0..<n {
-                let entry = load64(p, PageLayout.headerSize + 8 * i)
+            for i in 0..<list.entryCount {
+                let entry = list.entry(i)
                 guard entry >= 2, entry < meta.pageCount else {
                     throw .corrupted(file: dataFile.path, page: page, reason: "freelist entry \(entry) out of range")
                 }
                 free.append(entry)
             }
-            page = load64(p, PageLayout.linkOffset)
+            page = list.next
         }
         guard UInt64(free.count) == meta.freeCount else {
             throw .corrupted(file: dataFile.path, page: meta.freelistHead, reason: "freelist holds \(free.count) pages, meta says \(meta.freeCount)")

@@ -240,12 +240,11 @@ final class Pager {
         var page = ref
         var steps: UInt64 = 0
         while page != 0 {
-            let p = try diskPage(page)
-            guard p.load(fromByteOffset: PageLayout.typeOffset, as: UInt8.self) == PageType.overflow.rawValue else {
+            guard let overflow = OverflowPage(try diskPage(page)) else {
                 throw .corrupted(file: file.path, page: page, reason: "expected an overflow page")
             }
             try release(page)
-            page = load64(p, PageLayout.linkOffset)
+            page = overflow.next
             steps += 1
             if steps > pageCount { throw .corrupted(file: file.path, page: page, reason: "overflow chain loops") }
         }
