@@ -16,6 +16,14 @@ private func chainPageProblem(_ p: UnsafeRawPointer, capacity: Int, what: String
     return "next page \(next) is not a page of the file (\(pageCount) pages)"
 }
 
+/// Zeroes `page` and writes the header of a chain page of `type` holding `count` items, linked to `next`.
+private func writeChainHeader(_ page: UnsafeMutableRawPointer, _ type: PageType, next: UInt64, count: Int) {
+    page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+    page.storeBytes(of: type.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
+    store64(page, PageLayout.linkOffset, next)
+    store64(page, PageLayout.auxOffset, UInt64(count))
+}
+
 /// An overflow page: `aux` payload bytes (at most `PageLayout.overflowPayload`) after the header.
 struct OverflowPage {
     let memory: UnsafeRawPointer
@@ -47,10 +55,7 @@ struct OverflowPage {
     /// Writes an overflow page holding `count` bytes (at most `PageLayout.overflowPayload`) of `payload` into `page`,
     /// linked to `next`.
     static func write(_ page: UnsafeMutableRawPointer, next: UInt64, payload: UnsafeRawPointer, count: Int) {
-        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-        page.storeBytes(of: PageType.overflow.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
-        store64(page, PageLayout.linkOffset, next)
-        store64(page, PageLayout.auxOffset, UInt64(count))
+        writeChainHeader(page, .overflow, next: next, count: count)
         if count > 0 { (page + PageLayout.headerSize).copyMemory(from: payload, byteCount: count) }
     }
 }
@@ -86,10 +91,7 @@ struct FreelistPage {
     /// Writes a freelist page holding `entries` (at most `PageLayout.freelistEntriesPerPage`) into `page`, linked
     /// to `next`.
     static func write(_ page: UnsafeMutableRawPointer, next: UInt64, entries: ArraySlice<UInt64>) {
-        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-        page.storeBytes(of: PageType.freelist.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
-        store64(page, PageLayout.linkOffset, next)
-        store64(page, PageLayout.auxOffset, UInt64(entries.count))
+        writeChainHeader(page, .freelist, next: next, count: entries.count)
         for (j, entry) in entries.enumerated() { store64(page, PageLayout.headerSize + 8 * j, entry) }
     }
 }
