@@ -244,12 +244,9 @@ import Testing
     @Test func busyWriterSaysRetryAndReadersGoOn() throws {
         let dir = try TempDir()
         let db = dir.path("db")
-        let box = try ValueBox(path: db)
+        let box = try CLIFixture.openDatabaseWithOneEntry(db)
         defer { try? box.close() }
-        let table = ValueBoxTable(id: 1, keyType: .binary)
-        try box.begin()
-        try box.set(table, key: ValueBoxKey([1]), value: MemoryBuffer([1]))
-        try box.commit()
+        let table = CLIFixture.table
         // This process now holds the writer lock: readers in other processes are not blocked...
         try box.begin()
         try box.set(table, key: ValueBoxKey([2]), value: MemoryBuffer([2]))

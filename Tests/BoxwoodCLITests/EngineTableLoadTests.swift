@@ -66,10 +66,7 @@ import BoxwoodFullText
         let dir = try TempDir()
         let db = dir.path("db")
         #expect(try CLI.run(["load", db], input: "boxwood-dump 1\ntable 1 binary\n01\t02\n").status == 0)
-        let header = try FileHandle(forUpdating: URL(fileURLWithPath: db + "/header"))
-        try header.seek(toOffset: 72)
-        try header.write(contentsOf: Data([1, 0, 0, 0, 0, 0, 0, 0]))
-        try header.close()
+        try CLIFixture.markWriterStoppedMidWrite(db)
 
         let stat = try CLI.run(["stat", db])
         #expect(stat.status == 0, "\(stat.stderr)")

@@ -91,10 +91,7 @@ import Testing
 
         // A writer can also die while changing the files: then the header's writer state (offset 72) stays 1
         // with no lock held. Simulate that moment.
-        let header = try FileHandle(forUpdating: URL(fileURLWithPath: db + "/header"))
-        try header.seek(toOffset: 72)
-        try header.write(contentsOf: Data([1, 0, 0, 0, 0, 0, 0, 0]))
-        try header.close()
+        try CLIFixture.markWriterStoppedMidWrite(db)
 
         for command in [["stat", db], ["dump", db], ["check", db]] {
             let result = try CLI.run(command)
@@ -116,12 +113,8 @@ import Testing
     @Test func heldWriteLock() throws {
         let dir = try TempDir()
         let db = dir.path("db")
-        let box = try ValueBox(path: db)
+        let box = try CLIFixture.openDatabaseWithOneEntry(db)
         defer { try? box.close() }
-        let table = ValueBoxTable(id: 1, keyType: .binary)
-        try box.begin()
-        try box.set(table, key: ValueBoxKey([1]), value: MemoryBuffer([1]))
-        try box.commit()
         try box.begin()
         for command in [["compact", db, "--lock-timeout", "0.2"], ["load", db, "--lock-timeout", "0.2"]] {
             let result = try CLI.run(command, input: "boxwood-dump 1\n")

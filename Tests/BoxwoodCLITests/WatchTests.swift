@@ -4,7 +4,7 @@ import Testing
 
 /// `boxwood watch` as a child process following the commits of this (test) process.
 @Suite struct WatchTests {
-    private let table = ValueBoxTable(id: 1, keyType: .binary)
+    private let table = CLIFixture.table
 
     private func commit(_ box: ValueBox, _ body: () throws -> Void) throws {
         try box.begin()
@@ -19,9 +19,8 @@ import Testing
     @Test func printsTwoChangesThenExits() throws {
         let dir = try TempDir()
         let db = dir.path("db")
-        let box = try ValueBox(path: db)
+        let box = try CLIFixture.openDatabaseWithOneEntry(db)
         defer { try? box.close() }
-        try commit(box) { try box.set(table, key: ValueBoxKey([1]), value: MemoryBuffer([1])) }
 
         // The watcher starts while this process holds the write lock in an open transaction: it is a reader
         // and is not held up.
@@ -57,9 +56,8 @@ import Testing
     @Test func severalCommitsBetweenTwoLooksAreOneChangeAndJSONLines() throws {
         let dir = try TempDir()
         let db = dir.path("db")
-        let box = try ValueBox(path: db)
+        let box = try CLIFixture.openDatabaseWithOneEntry(db)
         defer { try? box.close() }
-        try commit(box) { try box.set(table, key: ValueBoxKey([1]), value: MemoryBuffer([1])) }
         let watch = try RunningCLI(["watch", db, "--count", "1", "--interval", "3", "--json"])
         #expect(watch.waitForOutput { $0.contains("\n") }, "no start line: \(watch.errors)")
         // Three commits well within one interval.

@@ -221,28 +221,6 @@ enum LazyFSFault: CustomStringConvertible {
     }
 }
 
-/// How a child is stopped.
-enum ChildStop {
-    /// SIGKILL as the kill-and-reopen test plans it (LazyFS keeps running).
-    case kill(KillPlan)
-    /// Wait until the child ends by itself — a LazyFS fault killed LazyFS, and the child's next file operation
-    /// failed — but SIGKILL it after `maxAcks` acknowledgements or `timeout` (the fault did not fire).
-    case whenLazyFSDies(maxAcks: Int, timeout: Duration)
-}
-
-/// What one child did.
-struct ChildRun {
-    /// The last acknowledged transaction (the harness's `committed` when none).
-    var acked: UInt64
-    /// The last transaction that a completed checkpoint holds, or `committed` (verified earlier, so durable):
-    /// what `normal` mode may not lose. (The child announces a checkpoint with `C n`; any later line shows it
-    /// completed.)
-    var checkpointed: UInt64
-    var atCheckpoint: Bool
-    var termination: ChildTermination
-    var stderr: String
-}
-
 /// Counts over a harness's rounds, printed at the end.
 struct LazyFSStats {
     var rounds = 0
@@ -321,71 +299,12 @@ final class LazyFSHarness {
         }
     }
 
-    /// Spawns a child continuing after `committed` on the database in the mount and stops it as `stop` says.
-    /// Nil after recording a failure.
+    /// Spawns a child continuing after `committed` on the database in the mount and stops it as `stop` says (see
+    /// ``CrashChildLauncher/run(after:transactions:stop:fail:)``). Nil after recording a failure.
     func runChild(_ stop: ChildStop, transactions: UInt64 = 1_000_000_000, context: String) -> ChildRun? {
-        let stderrPath = directory + "/child-stderr"
-        let process: CrashChild
-        do {
-            process = try CrashChild(executable: child, arguments: [
-                databasePath, String(seed), durability.rawValue, String(committed + 1), String(transactions)], stderrPath: stderrPath)
-        } catch {
-            fail(context, "\(error)")
-            return nil
-        }
-        let spawned = ContinuousClock.now
-        // Not a timing assertion: only a guard against a hung child.
-        let stallDeadline = spawned + .seconds(60)
-        var run = ChildRun(acked: committed, checkpointed: committed, atCheckpoint: false, termination: .exited(0), stderr: "")
-        var announced: UInt64? = nil
-        var acks = 0
-        var unexpected: String? = nil
-        /// Records an acknowledgement; true when it announces a checkpoint.
-        func take(_ line: String) -> Bool {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2, parts[0] == "A" || parts[0] == "C", UInt64(parts[1]) == run.acked + 1 else {
-                unexpected = unexpected ?? line
-                return false
-            }
-            if let announced { run.checkpointed = max(run.checkpointed, announced) }
-            run.acked += 1
-            acks += 1
-            announced = parts[0] == "C" ? run.acked : nil
-            return parts[0] == "C"
-        }
-
-        var reachedGoal = true
-        switch stop {
-        case let .kill(.afterAcks(target, pause)):
-            while acks < target, let line = process.nextLine(before: stallDeadline) { _ = take(line) }
-            reachedGoal = acks >= target
-            if reachedGoal { usleep(UInt32(pause)) }
-        case .kill(.atCheckpoint):
-            while !run.atCheckpoint, let line = process.nextLine(before: stallDeadline) { run.atCheckpoint = take(line) }
-            reachedGoal = run.atCheckpoint
-        case let .kill(.afterDelay(milliseconds)):
-            while let line = process.nextLine(before: spawned + .milliseconds(milliseconds)) { _ = take(line) }
-        case let .whenLazyFSDies(maxAcks, timeout):
-            while acks < maxAcks, let line = process.nextLine(before: spawned + timeout) { _ = take(line) }
-        }
-        let stalled: Bool
-        if case .kill = stop { stalled = !reachedGoal && !process.reachedEnd } else { stalled = false }
-        process.sigkill()
-        // Lines written before the kill are acknowledgements too.
-        for line in process.remainingLines() { _ = take(line) }
-        run.termination = process.wait()
-        // A crash backtrace can be long: its start says enough.
-        run.stderr = String(((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "").prefix(2_000))
-        if let unexpected {
-            fail(context, "unexpected child output line '\(unexpected)' (after acknowledging \(run.acked)); stderr: \(run.stderr)")
-            return nil
-        }
-        if stalled {
-            fail(context, "the child reported nothing for 60 s (last acknowledged \(run.acked))")
-            return nil
-        }
-        if durability == .full { run.checkpointed = run.acked }
-        return run
+        let launcher = CrashChildLauncher(executable: child, databasePath: databasePath, seed: seed, durability: durability,
+                                          stderrPath: directory + "/child-stderr", stderrLimit: 2_000)
+        return launcher.run(after: committed, transactions: transactions, stop: stop) { fail(context, $0) }
     }
 
     /// Opens the database in-process and checks it: its last transaction m must be at least `floor` (every
@@ -420,27 +339,11 @@ final class LazyFSHarness {
 
     private func check(_ box: ValueBox, acked: UInt64, floor: UInt64, context: String) -> UInt64? {
         do {
-            guard let m = try workload.lastApplied(box) else {
-                fail(context, "the last key does not hold 8 bytes")
-                return nil
-            }
-            guard floor <= m && m <= acked + 1 else {
+            return try workload.verifyAfterCrash(box, acked: acked, floor: floor, fail: { fail(context, $0) }) { m in
                 let promise = durability == .full ? "every acknowledged commit" : "every commit up to the last completed checkpoint (\(floor))"
-                fail(context, "the database ends at transaction \(m) after \(acked) were acknowledged; expected \(promise) "
-                     + "and at most the in-flight one (\(floor)...\(acked + 1))")
-                return nil
+                return "the database ends at transaction \(m) after \(acked) were acknowledged; expected \(promise) "
+                    + "and at most the in-flight one (\(floor)...\(acked + 1))"
             }
-            if let difference = try workload.difference(box, after: m) {
-                fail(context, difference)
-                return nil
-            }
-            let report = try box.check()
-            guard report.isOK else {
-                fail(context, "check() after transaction \(m) found \(report.problems.count) problem(s): "
-                     + report.problems.prefix(5).joined(separator: "; "))
-                return nil
-            }
-            return m
         } catch {
             fail(context, "reading the database after acknowledging \(acked): \(error)")
             return nil

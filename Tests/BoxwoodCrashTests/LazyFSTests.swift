@@ -43,11 +43,8 @@ struct LazyFSTests {
             let readOnlyDraw = Bool.random(using: &harness.generator)
             let readOnly = harness.committed > 0 && readOnlyDraw
             let context = "round \(round)/\(rounds): SIGKILL \(plan), clear-cache, \(readOnly ? "read-only" : "read-write") reopen"
+            // runChild records a child that ended by itself (it was to be killed) as a failure.
             guard let run = harness.runChild(.kill(plan), context: context) else { return }
-            guard run.termination == .signaled(SIGKILL) else {
-                harness.fail(context, "the child ended by itself (\(run.termination)) after acknowledging \(run.acked); stderr: \(run.stderr)")
-                return
-            }
             if run.atCheckpoint { harness.stats.checkpointKills += 1 }
             guard harness.lazyfsStep(context, { () throws(LazyFSError) in try harness.lazyfs.clearCache() }),
                   harness.verify(readOnly: readOnly, acked: run.acked, floor: run.checkpointed, context: context) != nil

@@ -11,37 +11,18 @@ import Glibc
     let table = ValueBoxTable(id: 5, keyType: .binary)
     let big = ValueBoxTable(id: 6, keyType: .int64)
 
-    /// A checkpointed database with a multi-level tree, a 100 KB overflow value and a non-empty freelist.
+    /// A checkpointed database (see ``makeMultiLevelDatabase(_:tree:big:seed:settle:)``) with a multi-level tree,
+    /// a 100 KB overflow value and a non-empty freelist.
     private func makeDatabase() throws -> String {
-        let path = temporaryDatabasePath("bad")
-        let box = try ValueBox(path: path)
-        try box.begin()
-        for i in 0..<3000 {
-            var k = ValueBoxKey(length: 4)
-            k.setUInt32(0, value: UInt32(i))
-            try box.set(table, key: k, value: mbuf([UInt8](repeating: UInt8(i % 251), count: 20 + i % 50)))
+        try makeMultiLevelDatabase("bad", tree: table, big: big, seed: 5) { box in
+            // Settle: no free tail left for a later open and close to cut off, so the tests below can put the
+            // data file back alone after damaging it.
+            for _ in 0..<4 { try box.checkpoint() }
+            #expect(!box.hasFreeTail)
         }
-        var rng = SplitMix64(seed: 5)
-        try box.set(big, key: ikey(-1), value: mbuf(rng.bytes(100_000)))
-        try box.set(big, key: ikey(1), value: mbuf([1]))
-        try box.commit()
-        try box.checkpoint()
-        try box.begin()
-        try box.removeRange(table, start: key(1000), end: key(1999))
-        try box.commit()
-        // Settle: no free tail left for a later open and close to cut off, so the tests below can put the
-        // data file back alone after damaging it.
-        for _ in 0..<4 { try box.checkpoint() }
-        #expect(!box.hasFreeTail)
-        try box.close()
-        return path
     }
 
-    private func key(_ i: UInt32) -> ValueBoxKey {
-        var k = ValueBoxKey(length: 4)
-        k.setUInt32(0, value: i)
-        return k
-    }
+    private func key(_ i: UInt32) -> ValueBoxKey { uint32Key(i) }
 
     private struct Layout {
         var root: UInt64 = 0
@@ -90,15 +71,30 @@ import Glibc
         try writeFile(path + "/data", data)
     }
 
-    /// Rewrites a page through `edit` and reseals its checksum (a structurally bad page with a valid checksum).
-    private func rewrite(_ path: String, page: UInt64, _ edit: (UnsafeMutableRawPointer) -> Void) throws {
-        var data = try readFile(path + "/data")
-        data.withUnsafeMutableBytes { raw in
-            let p = raw.baseAddress! + Int(page) * PageLayout.pageSize
-            edit(p)
-            sealPage(p, pageNumber: page)
+    /// Opens the database at `path`, writable and, when `readOnlyToo`, read-only, expecting each open to fail
+    /// with a `BoxwoodError` of one of `kinds` and to change no file (`comment` goes with that expectation).
+    /// Returns the writable open's error.
+    @discardableResult
+    private func expectOpenRefused(_ path: String, _ kinds: [String], readOnlyToo: Bool, _ comment: Comment? = nil,
+                                   sourceLocation: SourceLocation = #_sourceLocation) throws -> BoxwoodError? {
+        let before = try snapshot(path)
+        let error = expectError(anyOf: kinds, sourceLocation: sourceLocation) { _ = try ValueBox(path: path) }
+        if readOnlyToo {
+            expectError(anyOf: kinds, sourceLocation: sourceLocation) {
+                _ = try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
+            }
         }
-        try writeFile(path + "/data", data)
+        #expect(try snapshot(path) == before, comment, sourceLocation: sourceLocation)
+        return error
+    }
+
+    /// Opens the damaged database at `path` (writable), runs `body` on it, closes it and puts `original` back
+    /// as its data file.
+    private func withDamagedBox(_ path: String, restoring original: [UInt8], _ body: (ValueBox) throws -> Void) throws {
+        let box = try ValueBox(path: path)
+        try body(box)
+        try box.close()
+        try writeFile(path + "/data", original)
     }
 
     private func expectIntact(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -165,10 +161,7 @@ import Glibc
             defer { removeItem(path) }
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             try writeFile(path + "/data", rng.bytes(size))
-            let before = try snapshot(path)
-            expectError("notABoxwoodDatabase") { _ = try ValueBox(path: path) }
-            expectError("notABoxwoodDatabase") { _ = try ValueBox(path: path, options: ValueBoxOptions(readOnly: true)) }
-            #expect(try snapshot(path) == before, "a failed open changes nothing (size \(size))")
+            try expectOpenRefused(path, ["notABoxwoodDatabase"], readOnlyToo: true, "a failed open changes nothing (size \(size))")
         }
     }
 
@@ -190,10 +183,8 @@ import Glibc
             defer { removeItem(path) }
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             try writeFile(path + "/data", bytes)
-            let before = try snapshot(path)
-            let e = expectError("notABoxwoodDatabase") { _ = try ValueBox(path: path) }
+            let e = try expectOpenRefused(path, ["notABoxwoodDatabase"], readOnlyToo: false, "\(name): a failed open changes nothing")
             if case let .notABoxwoodDatabase(p, _) = e { #expect(p == path) }
-            #expect(try snapshot(path) == before, "\(name): a failed open changes nothing")
         }
     }
 
@@ -242,13 +233,12 @@ import Glibc
         #expect(size % PageLayout.pageSize == 0 && size > 20 * PageLayout.pageSize)
         for cut in [10, 100, 4096, 4096 + 100, 8192, 8192 + 1, 3 * 4096, size / 2, size - 4096, size - 100, size - 1] {
             try writeFile(path + "/data", Array(original.prefix(cut)))
-            let before = try snapshot(path)
             // A data file shorter than its meta pages beside an initialized WAL is a damaged database, not
             // an interrupted creation.
             let kinds = ["corrupted", "checksumMismatch"]
-            let e = expectError("corrupted", "checksumMismatch", "notABoxwoodDatabase") { _ = try ValueBox(path: path) }
+            let e = try expectOpenRefused(path, ["corrupted", "checksumMismatch", "notABoxwoodDatabase"], readOnlyToo: false,
+                                          "cut at \(cut): a failed open changes nothing")
             if let e { #expect(kinds.contains(e.kind), "cut at \(cut): \(e)") }
-            #expect(try snapshot(path) == before, "cut at \(cut): a failed open changes nothing")
             // Put the file back: the database opens again with all its data.
             try writeFile(path + "/data", original)
             try writeFile(path + "/wal", wal)
@@ -264,8 +254,7 @@ import Glibc
         let l = try layout(path)
         let original = try readFile(path + "/data")
         try flip(path, page: l.firstLeaf)
-        do {
-            let box = try ValueBox(path: path)   // table pages are verified lazily: the open succeeds
+        try withDamagedBox(path, restoring: original) { box throws in   // table pages are verified lazily: the open succeeds
             let e = expectError("checksumMismatch") { _ = try box.get(table, key: key(0)) }
             if case let .checksumMismatch(_, page, offset) = e {
                 #expect(page == l.firstLeaf && offset == l.firstLeaf * UInt64(PageLayout.pageSize))
@@ -282,9 +271,7 @@ import Glibc
             box.abort()
             let report = try box.check()
             #expect(report.problems.contains { $0.contains("checksum") }, "\(report.problems)")
-            try box.close()
         }
-        try writeFile(path + "/data", original)
         try expectIntact(path)
     }
 
@@ -296,44 +283,32 @@ import Glibc
 
         // Branch root: every lookup in the table fails; the other table works.
         try flip(path, page: l.root, offset: 9)
-        do {
-            let box = try ValueBox(path: path)
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("checksumMismatch") { _ = try box.get(table, key: key(2999)) }
             #expect(try box.get(big, key: ikey(1))?.makeArray() == [1])
             #expect(try box.check().problems.isEmpty == false)
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // Overflow page of the big value: that value fails, the rest works.
         try flip(path, page: l.overflow, offset: 4000)
-        do {
-            let box = try ValueBox(path: path)
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("checksumMismatch") { _ = try box.get(big, key: ikey(-1)) }
             expectError("checksumMismatch") { try box.read(big, key: ikey(-1)) { _, _ in } }
             #expect(try box.get(big, key: ikey(1))?.makeArray() == [1])
             #expect(try box.count(table) == 2000)
             #expect(try box.check().problems.contains { $0.contains("checksum") })
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // The checksum field itself.
         try flip(path, page: l.lastLeaf, offset: 3)
-        do {
-            let box = try ValueBox(path: path)
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("checksumMismatch") { _ = try box.get(table, key: key(2999)) }
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // Catalog and freelist pages are read at open: the open fails and changes nothing.
         for page in [l.catalog, l.freelist] {
             try flip(path, page: page)
-            let before = try snapshot(path)
-            expectError("checksumMismatch") { _ = try ValueBox(path: path) }
-            expectError("checksumMismatch") { _ = try ValueBox(path: path, options: ValueBoxOptions(readOnly: true)) }
-            #expect(try snapshot(path) == before)
+            try expectOpenRefused(path, ["checksumMismatch"], readOnlyToo: true)
             try writeFile(path + "/data", original)
         }
         try expectIntact(path)
@@ -346,63 +321,45 @@ import Glibc
         let original = try readFile(path + "/data")
 
         // A leaf claiming 65535 cells.
-        try rewrite(path, page: l.firstLeaf) { store16($0, PageLayout.countOffset, 0xFFFF) }
-        do {
-            let box = try ValueBox(path: path)
+        try rewritePage(path, page: l.firstLeaf) { store16($0, PageLayout.countOffset, 0xFFFF) }
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("corrupted") { _ = try box.get(table, key: key(0)) }
             #expect(try box.check().problems.isEmpty == false)
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // A leaf whose first slot points outside the page.
-        try rewrite(path, page: l.firstLeaf) { store16($0, PageLayout.headerSize, 4090) }
-        do {
-            let box = try ValueBox(path: path)
+        try rewritePage(path, page: l.firstLeaf) { store16($0, PageLayout.headerSize, 4090) }
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("corrupted") { _ = try box.get(table, key: key(0)) }
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // A branch whose leftmost child is itself (a cycle).
-        try rewrite(path, page: l.root) { store64($0, PageLayout.linkOffset, l.root) }
-        do {
-            let box = try ValueBox(path: path)
+        try rewritePage(path, page: l.root) { store64($0, PageLayout.linkOffset, l.root) }
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("corrupted") { _ = try box.get(table, key: key(0)) }
             expectError("corrupted") { _ = try box.rangeKeys(table, bkey([]), bkey([0xFF])) }
             #expect(try box.check().problems.isEmpty == false)
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // A branch pointing at a page beyond the end of the file.
-        try rewrite(path, page: l.root) { store64($0, PageLayout.linkOffset, 1 << 40) }
-        do {
-            let box = try ValueBox(path: path)
+        try rewritePage(path, page: l.root) { store64($0, PageLayout.linkOffset, 1 << 40) }
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("corrupted") { _ = try box.get(table, key: key(0)) }
             #expect(try box.check().problems.isEmpty == false)
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // An unknown page type where the leaf should be.
-        try rewrite(path, page: l.firstLeaf) { $0.storeBytes(of: 0x77, toByteOffset: PageLayout.typeOffset, as: UInt8.self) }
-        do {
-            let box = try ValueBox(path: path)
+        try rewritePage(path, page: l.firstLeaf) { $0.storeBytes(of: 0x77, toByteOffset: PageLayout.typeOffset, as: UInt8.self) }
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("corrupted") { _ = try box.get(table, key: key(0)) }
-            try box.close()
         }
-        try writeFile(path + "/data", original)
 
         // An overflow chain cut short.
-        try rewrite(path, page: l.overflow) { store64($0, PageLayout.linkOffset, 0) }
-        do {
-            let box = try ValueBox(path: path)
+        try rewritePage(path, page: l.overflow) { store64($0, PageLayout.linkOffset, 0) }
+        try withDamagedBox(path, restoring: original) { box throws in
             expectError("corrupted") { _ = try box.get(big, key: ikey(-1)) }
             #expect(try box.check().problems.isEmpty == false)
-            try box.close()
         }
-        try writeFile(path + "/data", original)
         try expectIntact(path)
     }
 
@@ -410,14 +367,11 @@ import Glibc
         let path = try makeDatabase()
         defer { removeItem(path) }
         let original = try readFile(path + "/data")
-        for slot in [UInt64(0), 1] { try rewrite(path, page: slot) { store32($0, 40, MetaPage.formatVersion + 1) } }
-        let before = try snapshot(path)
-        let e = expectError("unsupportedFormatVersion") { _ = try ValueBox(path: path) }
+        for slot in [UInt64(0), 1] { try rewritePage(path, page: slot) { store32($0, 40, MetaPage.formatVersion + 1) } }
+        let e = try expectOpenRefused(path, ["unsupportedFormatVersion"], readOnlyToo: true)
         if case let .unsupportedFormatVersion(_, found, supported) = e {
             #expect(found == MetaPage.formatVersion + 1 && supported == MetaPage.formatVersion)
         }
-        expectError("unsupportedFormatVersion") { _ = try ValueBox(path: path, options: ValueBoxOptions(readOnly: true)) }
-        #expect(try snapshot(path) == before)
         try writeFile(path + "/data", original)
         try expectIntact(path)
     }
@@ -428,9 +382,7 @@ import Glibc
         let original = try readFile(path + "/data")
         try flip(path, page: 0, offset: 100)
         try flip(path, page: 1, offset: 100)
-        let before = try snapshot(path)
-        expectError("checksumMismatch", "corrupted") { _ = try ValueBox(path: path) }
-        #expect(try snapshot(path) == before)
+        try expectOpenRefused(path, ["checksumMismatch", "corrupted"], readOnlyToo: false)
         try writeFile(path + "/data", original)
         try expectIntact(path)
     }
@@ -441,10 +393,8 @@ import Glibc
         var rng = SplitMix64(seed: 0x3A1)
         // A log header is synced before any record follows it: bytes after an invalid header are damage.
         try writeFile(path + "/wal", rng.bytes(20_000))
-        let before = try snapshot(path)
-        let error = expectError("checksumMismatch") { _ = try ValueBox(path: path) }
+        let error = try expectOpenRefused(path, ["checksumMismatch"], readOnlyToo: false)
         #expect(error == .checksumMismatch(file: path + "/wal", page: nil, offset: 0))
-        #expect(try snapshot(path) == before)
         // An intact header of another WAL version, with records after it: a version error, not damage.
         var header = [UInt8](repeating: 0, count: 32)
         header.replaceSubrange(0..<8, with: Array("BXWDWAL\0".utf8))

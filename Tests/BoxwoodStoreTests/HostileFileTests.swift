@@ -11,43 +11,27 @@ import Testing
     let tree = ValueBoxTable(id: 5, keyType: .binary)
     let big = ValueBoxTable(id: 6, keyType: .int64)
 
-    private func key(_ i: UInt32) -> ValueBoxKey {
-        var k = ValueBoxKey(length: 4)
-        k.setUInt32(0, value: i)
-        return k
-    }
+    private func key(_ i: UInt32) -> ValueBoxKey { uint32Key(i) }
 
     // MARK: A database to forge
 
-    /// A checkpointed, closed database: `tree` more than one level deep (3,000 entries, 1,000 of them removed,
-    /// so the freelist is not empty), `big` holding a 100 KB incompressible value in overflow pages and a
-    /// small one. Its newest meta page is slot 1.
+    /// A checkpointed, closed database (see ``makeMultiLevelDatabase(_:tree:big:seed:settle:)``): `tree` more
+    /// than one level deep with a non-empty freelist, `big` holding a 100 KB value in overflow pages and a small
+    /// one. Its newest meta page is slot 1.
     private func makeDatabase() throws -> String {
-        let path = temporaryDatabasePath("hostile")
-        let box = try ValueBox(path: path)
-        try box.begin()
-        for i in 0..<3000 { try box.set(tree, key: key(UInt32(i)), value: mbuf([UInt8](repeating: UInt8(i % 251), count: 20 + i % 50))) }
-        var rng = SplitMix64(seed: 22)
-        try box.set(big, key: ikey(-1), value: mbuf(rng.bytes(100_000)))
-        try box.set(big, key: ikey(1), value: mbuf([1]))
-        try box.commit()
-        try box.checkpoint()
-        try box.begin()
-        try box.removeRange(tree, start: key(1000), end: key(1999))
-        try box.commit()
-        // Settle: no free tail for the close to cut off (it would checkpoint), and the newest meta in slot 1
-        // (odd generation).
-        for round in 0..<12 where box.hasFreeTail || box.meta.slot != 1 {
-            if !box.hasFreeTail {
-                try box.begin()
-                try box.set(tree, key: key(0), value: mbuf([UInt8(round)]))
-                try box.commit()
+        try makeMultiLevelDatabase("hostile", tree: tree, big: big, seed: 22) { box in
+            // Settle: no free tail for the close to cut off (it would checkpoint), and the newest meta in slot 1
+            // (odd generation).
+            for round in 0..<12 where box.hasFreeTail || box.meta.slot != 1 {
+                if !box.hasFreeTail {
+                    try box.begin()
+                    try box.set(tree, key: key(0), value: mbuf([UInt8(round)]))
+                    try box.commit()
+                }
+                try box.checkpoint()
             }
-            try box.checkpoint()
+            #expect(box.meta.slot == 1 && !box.hasFreeTail && box.meta.freelistHead != 0)
         }
-        #expect(box.meta.slot == 1 && !box.hasFreeTail && box.meta.freelistHead != 0)
-        try box.close()
-        return path
     }
 
     /// Page numbers of the closed database at `path` (read-only: nothing is written).
@@ -85,16 +69,10 @@ import Testing
         return l
     }
 
-    /// Rewrites page `page` of `data` through `edit` and reseals its checksum; drops the shared header (volatile
-    /// state, rebuilt from the files) so that the next open reads the forged files.
+    /// Rewrites page `page` of `data` through `edit` and reseals its checksum (``rewritePage(_:page:_:)``); drops
+    /// the shared header (volatile state, rebuilt from the files) so that the next open reads the forged files.
     private func rewrite(_ path: String, page: UInt64, _ edit: (UnsafeMutableRawPointer) -> Void) throws {
-        var data = try readFile(path + "/data")
-        data.withUnsafeMutableBytes { raw in
-            let p = raw.baseAddress! + Int(page) * PageLayout.pageSize
-            edit(p)
-            sealPage(p, pageNumber: page)
-        }
-        try writeFile(path + "/data", data)
+        try rewritePage(path, page: page, edit)
         removeItem(path + "/header")
     }
 

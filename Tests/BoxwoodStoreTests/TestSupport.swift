@@ -86,6 +86,12 @@ extension BoxwoodError {
 /// Runs `body`, expecting a `BoxwoodError` of one of the given kinds; returns it.
 @discardableResult
 func expectError(_ kinds: String..., sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> BoxwoodError? {
+    expectError(anyOf: kinds, sourceLocation: sourceLocation, body)
+}
+
+/// ``expectError(_:sourceLocation:_:)`` with the kinds as an array (for helpers that pass them on).
+@discardableResult
+func expectError(anyOf kinds: [String], sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> BoxwoodError? {
     do {
         try body()
         Issue.record("expected a BoxwoodError of kind \(kinds), nothing was thrown", sourceLocation: sourceLocation)
