@@ -25,12 +25,14 @@ struct FullTextFilter {
             for (i, token) in phrase.tokens.enumerated() {
                 let exact = !(phrase.lastIsPrefix && i == phrase.tokens.count - 1)
                 let prefix = FullTextKeys.tokenPrefix(token, exact: exact)
-                if index[prefix] == nil {
-                    index[prefix] = walks.count
-                    walks.append(FullTextPostingWalk(table: tables.postings, prefix: prefix, ordered: exact,
-                                                     keepsValues: phraseTokens.contains(prefix)))
+                if let walk = index[prefix] {
+                    indices.append(walk)
+                    continue
                 }
-                indices.append(index[prefix]!)
+                index[prefix] = walks.count
+                indices.append(walks.count)
+                walks.append(FullTextPostingWalk(table: tables.postings, prefix: prefix, ordered: exact,
+                                                 keepsValues: phraseTokens.contains(prefix)))
             }
             if indices.count > 1 { phraseWalks.append(indices) }
         }

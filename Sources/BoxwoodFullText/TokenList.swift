@@ -105,7 +105,7 @@ struct TokenList {
 @inline(__always)
 func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     let n = min(a.count, b.count)
-    if n > 0 {
+    if n > 0 {  // then neither buffer is empty, and both have an address
         let c = compareBytes(a.baseAddress!, b.baseAddress!, count: n)
         if c != 0 { return Int(c) }
     }
@@ -115,7 +115,7 @@ func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> I
 /// True when `bytes` starts with `prefix`.
 @inline(__always)
 func hasBytePrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: UnsafeRawBufferPointer) -> Bool {
-    prefix.count <= bytes.count && bytesEqual(bytes.baseAddress!, prefix.baseAddress!, count: prefix.count)
+    prefix.count <= bytes.count && compareBytes(UnsafeRawBufferPointer(rebasing: bytes[..<prefix.count]), prefix) == 0
 }
 
 /// `array.withUnsafeBytes` for a body with typed throws (`withUnsafeBytes` only rethrows untyped errors).

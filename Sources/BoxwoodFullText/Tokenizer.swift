@@ -74,7 +74,7 @@ public enum FullTextTokenizer {
                 continue
             }
             let scalars = character.unicodeScalars
-            let first = scalars.first!
+            let first = scalars.first!  // a Character holds at least one scalar
             if isEmoji(first, scalars) {
                 list.finishToken()
                 for scalar in scalars where !isEmojiDecoration(scalar) { list.append(scalar) }
@@ -106,6 +106,7 @@ public enum FullTextTokenizer {
         let v = scalar.value
         if v < 0x80 { appendASCII(UInt8(v), to: &list); return }
         if v >= 0x400 && v < 0x460 {
+            // Cyrillic (U+0400..U+045F) maps into U+0430..U+045F: valid scalars, never surrogates.
             list.append(Unicode.Scalar(v < 0x410 ? v + 0x50 : v < 0x430 ? v + 0x20 : v)!)
             return
         }
@@ -128,11 +129,12 @@ public enum FullTextTokenizer {
         let v = scalar.value
         if v < 0x80 { appendASCII(UInt8(v), to: &list); return }
         if isDiacritic(v) { return }
-        if v == 0x3C2 { list.append(Unicode.Scalar(0x3C3)!); return }  // final sigma
+        let sigma: Unicode.Scalar = "\u{3C3}"
+        if v == 0x3C2 { list.append(sigma); return }  // final sigma
         let properties = scalar.properties
         if properties.changesWhenLowercased {
             for lower in properties.lowercaseMapping.unicodeScalars where !isDiacritic(lower.value) {
-                list.append(lower.value == 0x3C2 ? Unicode.Scalar(0x3C3)! : lower)
+                list.append(lower.value == 0x3C2 ? sigma : lower)
             }
         } else {
             list.append(scalar)

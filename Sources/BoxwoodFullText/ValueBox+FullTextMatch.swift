@@ -72,7 +72,7 @@ extension ValueBox {
         // condition is checked on the candidates' records.
         if !incomplete && !phraseWalks.isEmpty {
             for indices in phraseWalks { for i in indices { walks[i].prepareLookup() } }
-            var lists = [[Int32]](repeating: [], count: phraseWalks.map(\.count).max()!)
+            var lists = [[Int32]](repeating: [], count: phraseWalks.map(\.count).max()!)  // `phraseWalks` is not empty
             candidates = candidates.filter { docId in
                 phraseWalks.allSatisfy { indices in
                     for (j, i) in indices.enumerated() { walks[i].positions(of: docId, into: &lists[j]) }
@@ -130,8 +130,8 @@ extension ValueBox {
         while true {
             for i in walks.indices { try walks[i].advance(self, by: budget) }
             var best: Int? = nil
-            for i in walks.indices where walks[i].isComplete {
-                if best == nil || walks[i].docIds.count < walks[best!].docIds.count { best = i }
+            for i in walks.indices where walks[i].isComplete && (best.map { walks[i].docIds.count < walks[$0].docIds.count } ?? true) {
+                best = i
             }
             if let best { return best }
             budget *= 2

@@ -58,6 +58,7 @@ extension ValueBox {
         try withBytes(list.bytes) { (all) throws(BoxwoodError) in
             for term in distinct {
                 let length = term.token.count
+                // A token is never empty (`TokenList.finishToken`), so `all` is not either and has an address.
                 key.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
                 key.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
                 key.storeBytes(of: docId.bigEndian, toByteOffset: length + 1, as: UInt64.self)

@@ -44,6 +44,7 @@ public enum LZ4Block {
                 return compressBlock(src, count, dst, capacity, table.baseAddress!, hashShift: shift, LZ4FiveByteHash.self)
             }
         }
+        // `table.baseAddress!` below: an allocation of 4096 entries always has a base address.
         return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 1 << 12) { table in
             table.initialize(repeating: 0)
             return compressBlock(src, count, dst, capacity, table.baseAddress!, hashShift: 32 - 12, LZ4FiveByteHash.self)

@@ -79,4 +79,26 @@ import Testing
         try reader.close()
         try writer.close()
     }
+
+    /// A writable value box never installs a published state without its log: with `wal` deleted under a live
+    /// writer it reads the files under the writer lock (which creates the log) instead.
+    @Test func aWritableOpenWithoutTheLogWaitsForTheWriterLock() throws {
+        let path = temporaryDatabasePath("hint-no-wal")
+        defer { removeItem(path) }
+        let writer = try ValueBox(path: path, options: options())
+        try commit(writer, 0..<3)
+        try writer.checkpoint()
+        try writer.begin()
+        removeItem(path + "/" + ValueBox.walFileName)
+        var quick = options()
+        quick.lockTimeout = 0.2
+        // Before: it opened from the published snapshot without a log, and its first commit trapped.
+        #expect(throws: BoxwoodError.self) { _ = try ValueBox(path: path, options: quick) }
+        writer.abort()
+        let second = try ValueBox(path: path, options: options())
+        try commit(second, 3..<4)
+        #expect(try second.count(table) == 4)
+        try second.close()
+        try? writer.close()
+    }
 }

@@ -110,6 +110,7 @@ public final class PostboxDecoder {
 
     /// Whether the stored key at `keyStart` has the bytes `keyBytes` (the lengths are already equal).
     @inline(__always) private func keysEqual(_ keyStart: Int, _ keyBytes: UnsafeRawBufferPointer) -> Bool {
+        // Non-empty bytes have an address.
         keyBytes.count == 0 || bytesEqual(reader.base + keyStart, keyBytes.baseAddress!, count: keyBytes.count)
     }
 

@@ -40,8 +40,8 @@ extension CombinedPeerReadState: PostboxCoding {
 
     /// Namespaces are written in ascending order, so equal values encode to equal bytes.
     public func encode(_ encoder: PostboxEncoder) {
-        let namespaces = states.keys.sorted()
-        encoder.encodeInt32Array(namespaces, forKey: "n")
-        encoder.encodeObjectArray(namespaces.map { states[$0]! }, forKey: "s")
+        let sorted = states.sorted(by: { $0.key < $1.key })
+        encoder.encodeInt32Array(sorted.map(\.key), forKey: "n")
+        encoder.encodeObjectArray(sorted.map(\.value), forKey: "s")
     }
 }

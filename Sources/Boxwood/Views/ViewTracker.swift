@@ -62,7 +62,7 @@ final class ViewTracker {
             var all = views
             for key in unique where key.isDerived { all.append((key, try key.makeView(tables: tables, tracker: self))) }
             let registration = Registration(id: id, views: all, emit: emit, end: end)
-            slots[slotById[id]!] = registration
+            slots[slotById[id]!] = registration  // `insert` gave `id` a slot; only `remove(id)` takes it, and nobody has `id` yet
             try refreshDerivedViews(tables: tables, except: id)
             emit(registration.snapshot())
         } catch {
@@ -120,9 +120,10 @@ final class ViewTracker {
 
     /// Drops the empty slots, keeping the order.
     private func compact() {
-        slots = live
+        let kept = live
+        slots = kept
         slotById.removeAll(keepingCapacity: true)
-        for (slot, registration) in slots.enumerated() { slotById[registration!.id] = slot }
+        for (slot, registration) in kept.enumerated() { slotById[registration.id] = slot }
     }
 
     /// Replays a transaction's changes into every view: first every plain view, then the derived ones (which

@@ -15,7 +15,7 @@ public enum DetachedThread {
         #if os(Linux)
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()  // `raw` is `context`, never nil
             return nil
         }, context)
         #else

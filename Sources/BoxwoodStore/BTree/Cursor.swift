@@ -26,7 +26,7 @@ struct Cursor {
 
     var isValid: Bool { leaf != nil }
 
-    /// The current key.
+    /// The current key. `key` and `cell` need a valid cursor (`leaf` set): every caller checks `isValid` first.
     @inline(__always) var key: (UnsafeRawPointer, Int) { Node.key(leaf.unsafelyUnwrapped, index, leaf: true) }
 
     /// The current cell (page pointer and cell offset).
@@ -133,7 +133,7 @@ struct Cursor {
                 stack.append((p, c + 1))
                 try countLeafStep(Node.child(p, c + 1))
                 if try descend(from: Node.child(p, c + 1), first: true) {
-                    if let from { try checkOrder(from, leaf.unsafelyUnwrapped) }
+                    if let from { try checkOrder(from, leaf.unsafelyUnwrapped) }  // `descend` set `leaf`
                     return
                 }
                 leaf = nil
@@ -149,7 +149,7 @@ struct Cursor {
                 stack.append((p, c - 1))
                 try countLeafStep(Node.child(p, c - 1))
                 if try descend(from: Node.child(p, c - 1), first: false) {
-                    if let from { try checkOrder(leaf.unsafelyUnwrapped, from) }
+                    if let from { try checkOrder(leaf.unsafelyUnwrapped, from) }  // `descend` set `leaf`
                     return
                 }
                 leaf = nil

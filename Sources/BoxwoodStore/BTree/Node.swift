@@ -152,7 +152,7 @@ enum Node {
     /// Rewrites the cells contiguously at the end of the page.
     static func compact(_ p: UnsafeMutableRawPointer, leaf: Bool) {
         withUnsafeTemporaryAllocation(byteCount: PageLayout.pageSize, alignment: 16) { buffer in
-            let scratch = buffer.baseAddress!
+            let scratch = buffer.baseAddress!  // a non-empty allocation
             scratch.copyMemory(from: p, byteCount: PageLayout.pageSize)
             let n = count(p)
             var start = PageLayout.pageSize

@@ -18,12 +18,12 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
 
     /// An empty buffer.
     public convenience init() {
-        self.init(memory: allocateBytes(1)!, capacity: 1, length: 0, freeWhenDone: true)
+        self.init(memory: ownedBytes(1), capacity: 1, length: 0, freeWhenDone: true)
     }
 
     /// A buffer owning a copy of `bytes`.
     public convenience init(copying bytes: UnsafeRawBufferPointer) {
-        let memory = allocateBytes(max(bytes.count, 1))!
+        let memory = ownedBytes(max(bytes.count, 1))
         if let base = bytes.baseAddress, bytes.count > 0 { memory.copyMemory(from: base, byteCount: bytes.count) }
         self.init(memory: memory, capacity: bytes.count, length: bytes.count, freeWhenDone: true)
     }
@@ -35,7 +35,7 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
 
     /// A buffer owning a copy of `bytes`.
     public convenience init(_ bytes: [UInt8]) {
-        let memory = allocateBytes(max(bytes.count, 1))!
+        let memory = ownedBytes(max(bytes.count, 1))
         bytes.withUnsafeBytes { if let b = $0.baseAddress, $0.count > 0 { memory.copyMemory(from: b, byteCount: $0.count) } }
         self.init(memory: memory, capacity: bytes.count, length: bytes.count, freeWhenDone: true)
     }
@@ -74,7 +74,7 @@ public final class WriteBuffer: MemoryBuffer, @unchecked Sendable {
 
     /// An empty buffer with 32 bytes of capacity.
     public init() {
-        super.init(memory: allocateBytes(32)!, capacity: 32, length: 0, freeWhenDone: true)
+        super.init(memory: ownedBytes(32), capacity: 32, length: 0, freeWhenDone: true)
     }
 
     /// Appends `length` bytes from `data + offset`.
@@ -113,7 +113,8 @@ public final class WriteBuffer: MemoryBuffer, @unchecked Sendable {
     func ensureCapacity(_ needed: Int) {
         if needed > capacity {
             let newCapacity = needed + 256
-            memory = reallocateBytes(memory, newCapacity)!
+            guard let grown = reallocateBytes(memory, newCapacity) else { outOfMemory(newCapacity) }
+            memory = grown
             capacity = newCapacity
         }
     }
@@ -131,7 +132,7 @@ public final class ReadBuffer: MemoryBuffer, @unchecked Sendable {
 
     /// A reader owning a copy of `bytes`.
     public init(copying bytes: UnsafeRawBufferPointer) {
-        let memory = allocateBytes(max(bytes.count, 1))!
+        let memory = ownedBytes(max(bytes.count, 1))
         if let base = bytes.baseAddress, bytes.count > 0 { memory.copyMemory(from: base, byteCount: bytes.count) }
         super.init(memory: memory, capacity: bytes.count, length: bytes.count, freeWhenDone: true)
     }
@@ -159,4 +160,16 @@ public final class ReadBuffer: MemoryBuffer, @unchecked Sendable {
 
     /// A copy of this reader's bytes that owns its memory.
     public func copy() -> ReadBuffer { ReadBuffer(copying: bytes) }
+}
+
+/// `malloc(count)` for a buffer's memory. A failed allocation traps, as Swift's own allocations do: the buffers'
+/// initializers and writes cannot throw (Postbox's API).
+@inline(__always)
+private func ownedBytes(_ count: Int) -> UnsafeMutableRawPointer {
+    guard let memory = allocateBytes(count) else { outOfMemory(count) }
+    return memory
+}
+
+private func outOfMemory(_ count: Int) -> Never {
+    fatalError("MemoryBuffer: out of memory allocating \(count) bytes")
 }

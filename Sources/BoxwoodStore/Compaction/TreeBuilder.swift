@@ -85,6 +85,7 @@ final class TreeBuilder {
                 let key = children[i].key
                 store16(cell, 0, key.count)
                 store64(cell, 2, children[i].page)
+                // A non-empty array's bytes have an address.
                 if !key.isEmpty { key.withUnsafeBytes { (cell + Node.branchCellHeader).copyMemory(from: $0.baseAddress!, byteCount: key.count) } }
                 guard Node.insertCell(page, at: Node.count(page), cell, Node.branchCellHeader + key.count, leaf: false) else {
                     throw .corrupted(file: output.file.path, page: nil, reason: "branch cell does not fit while compacting")

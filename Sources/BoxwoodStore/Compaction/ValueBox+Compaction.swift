@@ -114,8 +114,7 @@ extension ValueBox {
         var newTables: [Int32: TableState] = [:]
         let cell = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { cell.deallocate() }
-        for id in state.tables.keys.sorted() {
-            var table = state.tables[id]!   // `id` is a key of the dictionary being walked
+        for (id, var table) in state.tables.sorted(by: { $0.key < $1.key }) {
             let builder = TreeBuilder(output: writer, allocator: allocator)
             var cursor = Cursor(pager: pager, root: table.root)
             try cursor.seekFirst()
@@ -142,12 +141,12 @@ extension ValueBox {
 
         // The catalog, built the same way.
         let catalog = TreeBuilder(output: writer, allocator: allocator)
-        for id in newTables.keys.sorted() {
+        for (id, table) in newTables.sorted(by: { $0.key < $1.key }) {
             store16(cell, 0, 4)
             cell.storeBytes(of: 0, toByteOffset: 2, as: UInt8.self)
             store32(cell, 3, UInt32(Catalog.valueSize))
             (cell + Node.leafCellHeader).storeBytes(of: Catalog.key(id), as: UInt32.self)
-            Catalog.encode(newTables[id]!, into: cell + Node.leafCellHeader + 4)
+            Catalog.encode(table, into: cell + Node.leafCellHeader + 4)
             try catalog.add(cell: cell, size: Node.leafCellHeader + 4 + Catalog.valueSize, key: cell + Node.leafCellHeader, keyLength: 4)
         }
         let catalogRoot = try catalog.finish()

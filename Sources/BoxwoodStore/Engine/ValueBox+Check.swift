@@ -50,8 +50,7 @@ extension ValueBox {
             }
         }
 
-        for id in state.tables.keys.sorted() {
-            let table = state.tables[id]!   // `id` is a key of the dictionary being walked
+        for (id, table) in state.tables.sorted(by: { $0.key < $1.key }) {
             checkTree(name: "table \(id)", root: table.root, keyType: table.keyType, expected: table, report: &report, claim: claim,
                       progress: progress)
         }
@@ -190,9 +189,8 @@ extension ValueBox {
     public func tableStatistics() throws(BoxwoodError) -> [TableStatistics] {
         let pinned = try enterRead()
         defer { exitRead(pinned) }
-        return state.tables.keys.sorted().map { id in
-            let s = state.tables[id]!
-            return TableStatistics(id: id, keyType: s.keyType, entries: s.entries, bytes: s.bytes)
+        return state.tables.sorted(by: { $0.key < $1.key }).map { id, s in
+            TableStatistics(id: id, keyType: s.keyType, entries: s.entries, bytes: s.bytes)
         }
     }
 
@@ -200,6 +198,6 @@ extension ValueBox {
     public func allTables() throws(BoxwoodError) -> [ValueBoxTable] {
         let pinned = try enterRead()
         defer { exitRead(pinned) }
-        return state.tables.keys.sorted().map { ValueBoxTable(id: $0, keyType: state.tables[$0]!.keyType) }
+        return state.tables.sorted(by: { $0.key < $1.key }).map { ValueBoxTable(id: $0.key, keyType: $0.value.keyType) }
     }
 }

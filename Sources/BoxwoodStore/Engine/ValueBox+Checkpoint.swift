@@ -68,9 +68,9 @@ extension ValueBox {
         let writer = CheckpointWriter(pager: pager, file: dataFile, allocator: allocator)
 
         // 1a. Table trees.
-        for id in state.tables.keys.sorted() {
-            // `id` is a key of the dictionary being walked.
-            state.tables[id]!.root = try writer.flush(state.tables[id]!.root)
+        for (id, var table) in state.tables.sorted(by: { $0.key < $1.key }) {
+            table.root = try writer.flush(table.root)
+            state.tables[id] = table
         }
 
         // 1b. A new catalog tree (built in memory, then flushed like any tree).
@@ -78,9 +78,9 @@ extension ValueBox {
         let keyBuffer = UnsafeMutableRawPointer.allocate(byteCount: 4 + Catalog.valueSize, alignment: 8)
         defer { keyBuffer.deallocate() }
         let path = TreePath()
-        for id in state.tables.keys.sorted() {
+        for (id, table) in state.tables.sorted(by: { $0.key < $1.key }) {
             keyBuffer.storeBytes(of: Catalog.key(id), as: UInt32.self)
-            Catalog.encode(state.tables[id]!, into: keyBuffer + 4)
+            Catalog.encode(table, into: keyBuffer + 4)
             let size = LeafValue.makeCell(pager, into: cellBuffer, key: keyBuffer, keyLength: 4, value: keyBuffer + 4,
                                           valueLength: Catalog.valueSize, compressionThreshold: Int.max)
             // Table ids are distinct: nothing is ever replaced.
@@ -130,7 +130,7 @@ extension ValueBox {
         }
 
         // 5. Reset the WAL, and tell the other value boxes.
-        try wal!.reset(salt: newMeta.walSalt, sync: sync)
+        try wal!.reset(salt: newMeta.walSalt, sync: sync)  // a writable value box has its log (see `wal`)
         publishState()
 
         // 6. Secure delete: zero the free pages, which include every page a secure remove left behind.
@@ -163,7 +163,7 @@ extension ValueBox {
         // The zeros are durable before a meta says the scrub is done. This runs whatever the durability
         // mode: a secure remove asks for the bytes to be gone.
         try dataFile.sync()
-        var scrubbed = meta!
+        var scrubbed: MetaPage = meta
         scrubbed.generation += 1
         scrubbed.scrubPending = false
         pendingMeta = scrubbed
@@ -181,7 +181,7 @@ extension ValueBox {
     /// (`MetaPage.problem`: reachable only from a forged file, e.g. a generation or sequence next to 2^62) is
     /// refused: open would reject it, and fall back to the older meta.
     func writeMeta(_ meta: MetaPage, to file: StorageFile? = nil, sync: Bool) throws(BoxwoodError) {
-        let file = file ?? dataFile!
+        let file: StorageFile = file ?? dataFile
         if let problem = meta.problem {
             throw .corrupted(file: file.path, page: meta.slot, reason: "refusing to write a meta page beyond the format's limits: \(problem)")
         }

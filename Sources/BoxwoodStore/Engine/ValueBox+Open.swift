@@ -208,7 +208,7 @@ extension ValueBox {
             results.append(MetaPage.decode(page, slot: slot))
         }
         var best: MetaPage? = nil
-        for case let .valid(m) in results where best == nil || m.generation > best!.generation { best = m }
+        for case let .valid(m) in results where best.map({ m.generation > $0.generation }) ?? true { best = m }
         if let best { return (best, results[Int(1 - best.slot)]) }
         let dataPath = file.path
         for case let .unsupportedVersion(v) in results {
@@ -226,15 +226,20 @@ extension ValueBox {
 
     /// Makes `file` (with its newest meta `chosen`) the data file of this value box and loads its trees.
     func installDataFile(_ file: StorageFile, meta chosen: MetaPage) throws(BoxwoodError) {
+        // Mapped before anything is replaced: when mapping fails the value box keeps its file and pager (a
+        // replacement file is closed), so that `pager` is never left nil (see its declaration).
+        let pager = Pager(file: file, validatePage: { page, pageCount in Node.validate(page, pageCount: pageCount) })
+        pager.pageCount = chosen.pageCount
+        do { try pager.ensureMapped(pages: chosen.pageCount) } catch {
+            if file !== dataFile { file.close() }
+            throw error
+        }
         if file !== dataFile {
             let old = dataFile
-            pager = nil
+            self.pager = nil  // unmaps the old file before it is closed
             dataFile = file
             old?.close()
         }
-        let pager = Pager(file: file, validatePage: { page, pageCount in Node.validate(page, pageCount: pageCount) })
-        pager.pageCount = chosen.pageCount
-        try pager.ensureMapped(pages: chosen.pageCount)
         self.pager = pager
         meta = chosen
         try loadFreelist()

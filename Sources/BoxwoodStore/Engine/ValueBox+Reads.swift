@@ -44,6 +44,7 @@ extension ValueBox {
                 guard ValueBox.rangeFits(offset, count, bytes.count) else {
                     rangeError = rangeError ?? .outOfBounds(offset: offset, length: count, valueLength: bytes.count); return
                 }
+                // `count > 0` fits in `bytes`, which is then not empty and has an address.
                 if count > 0 { buffer.copyMemory(from: bytes.baseAddress! + offset, byteCount: count) }
             }
         }
@@ -57,6 +58,7 @@ extension ValueBox {
     /// passed to the callback are copies the callback may keep.
     public func range(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey,
                       values: (ValueBoxKey, ReadBuffer) -> Bool, limit: Int) throws(BoxwoodError) {
+        // With `needValue` every entry comes with its value (here and in the `value!` below).
         try walk(table, start: start, end: end, limit: limit, needValue: true) { key, value in
             values(key, value!) ? .accept : .stop
         }
@@ -93,7 +95,7 @@ extension ValueBox {
     /// `.stop` ends the scan.
     public func filteredRange(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey,
                               values: (ValueBoxKey, ReadBuffer) -> ValueBoxFilterResult, limit: Int) throws(BoxwoodError) {
-        try walk(table, start: start, end: end, limit: limit, needValue: true) { key, value in values(key, value!) }
+        try walk(table, start: start, end: end, limit: limit, needValue: true) { key, value in values(key, value!) }  // see `range`
     }
 
     /// Keys-only variant of `filteredRange`.
@@ -104,7 +106,7 @@ extension ValueBox {
 
     /// Every entry in ascending key order; the callback returns false to stop.
     public func scan(_ table: ValueBoxTable, values: (ValueBoxKey, ReadBuffer) -> Bool) throws(BoxwoodError) {
-        try walkAll(table, needValue: true) { key, value in values(publicKey(table.keyType, key.0, key.1), value!) }
+        try walkAll(table, needValue: true) { key, value in values(publicKey(table.keyType, key.0, key.1), value!) }  // see `range`
     }
 
     /// Every key in ascending order; the callback returns false to stop.
@@ -115,7 +117,7 @@ extension ValueBox {
     /// Every entry of an int64 table in ascending numeric order, with the integer key.
     public func scanInt64(_ table: ValueBoxTable, values: (Int64, ReadBuffer) -> Bool) throws(BoxwoodError) {
         guard table.keyType == .int64 else { throw .keyTypeMismatch(table: table.id, existing: "int64", requested: table.keyType.description) }
-        try walkAll(table, needValue: true) { key, value in values(int64Key(key.0, key.1), value!) }
+        try walkAll(table, needValue: true) { key, value in values(int64Key(key.0, key.1), value!) }  // see `range`
     }
 
     /// Every key of an int64 table in ascending numeric order.
@@ -221,7 +223,7 @@ extension ValueBox {
                          _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {
         try withUnsafeTemporaryAllocation(byteCount: ValueBox.maxKeySize + 8, alignment: 8) { (buffer) throws(BoxwoodError) in
             try iterate(&cursor, table: table, ascending: ascending, end: end, limit: limit, needValue: needValue,
-                        lendValue: lendValue, lastKey: buffer.baseAddress!, visit)
+                        lendValue: lendValue, lastKey: buffer.baseAddress!, visit)  // a non-empty allocation
         }
     }
 

@@ -10,7 +10,8 @@ extension ValueBox {
     func recoverFromFailure() throws(BoxwoodError) {
         let sync = options.durability != .off
         if let offset = pendingWALRollback {
-            // Only the failed commit's record is in doubt; the in-memory state was rolled back already.
+            // Only the failed commit's record is in doubt; the in-memory state was rolled back already. `wal` is
+            // the log `commit()` appended it to: nothing replaces it before this runs.
             try wal!.rollBack(to: offset, sync: sync)
             pendingWALRollback = nil
             failure = nil

@@ -205,12 +205,20 @@ extension ValueBox {
             return false
         }
         try installDataFile(file, meta: chosen)
-        if wal == nil {
+        let log: WriteAheadLog
+        if let wal {
+            log = wal
+        } else {
             let walPath = path + "/" + ValueBox.walFileName
-            guard fileSystem.kind(of: walPath) == .regular else { return state.version == published.version }
-            wal = WriteAheadLog(file: try openStorageFile(walPath, create: false, readOnly: options.readOnly))
+            guard fileSystem.kind(of: walPath) == .regular else {
+                // A writer needs its log: without the file, the state is read from the files under the writer
+                // lock instead (`openFromFiles` creates it).
+                return options.readOnly && state.version == published.version
+            }
+            log = WriteAheadLog(file: try openStorageFile(walPath, create: false, readOnly: options.readOnly))
+            wal = log
         }
-        wal!.restart(salt: chosen.walSalt)
+        log.restart(salt: chosen.walSalt)
         if chosen.generation == published.generation && chosen.walSalt == published.walSalt {
             guard try replayPublished(upTo: published.walEnd) else { return false }
         }

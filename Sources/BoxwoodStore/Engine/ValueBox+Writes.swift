@@ -21,6 +21,7 @@ extension ValueBox {
         case .int64:
             if length != 8 { throw .invalidInt64Key(length: length) }
             var flipped = key.loadUnaligned(as: UInt64.self) ^ (UInt64(0x80).littleEndian)
+            // The bytes of a variable always have an address.
             return try withUnsafeBytes(of: &flipped) { (raw) throws(BoxwoodError) -> R in try body(raw.baseAddress!, 8) }
         }
     }
@@ -244,7 +245,7 @@ extension ValueBox {
         var table = state.tables[id] ?? TableState(keyType: keyType, root: 0, entries: 0, bytes: 0)
         let cellSize = LeafValue.makeCell(pager, into: cellBuffer, key: key, keyLength: keyLength, value: value,
                                           valueLength: valueLength, compressionThreshold: options.compressionThreshold)
-        let pager = self.pager!
+        let pager: Pager = self.pager
         var root = table.root
         try BTree.upsert(pager, root: &root, key, keyLength, cell: cellBuffer, size: cellSize, path: path_) { (leaf, off) throws(BoxwoodError) in
             // Wrapping: each raw length is below 2^32 (validated with its page), but a forged file could hold enough

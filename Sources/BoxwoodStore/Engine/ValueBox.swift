@@ -26,8 +26,14 @@ public final class ValueBox {
     public let sessionClientId: Int64
 
     let fileSystem: StorageFileSystem
+    // `dataFile`, `pager` and `meta` are implicitly unwrapped: `open()` sets them before `init` returns, and only
+    // `releaseFiles()` clears them, setting `isClosed`. Every public call that uses them first runs `checkUsable()`
+    // or `enterRead()`, which then throws `.closed` (or, while `failure` is set, reopens and so sets them again);
+    // `abort()` uses them only inside a transaction, which `close()` and `reopen()` end.
     var dataFile: StorageFile!
     @exclusivity(unchecked) var pager: Pager!
+    /// The write-ahead log: nil only in a read-only value box whose database has no `wal` file. A writable one
+    /// always has it while open (`openFromFiles` creates it; `loadSnapshot` never installs a state without it).
     var wal: WriteAheadLog?
 
     /// The meta of the checkpoint this state is built on.
@@ -206,7 +212,7 @@ public final class ValueBox {
             return
         }
         let sequence = state.version + 1
-        let log = wal!
+        let log = wal!  // a writable value box has its log (see `wal`), and a read-only one has no transaction to commit
         let previousEnd = log.size
         header?.writerIsChangingFiles = true
         do {
@@ -233,7 +239,7 @@ public final class ValueBox {
         record.clear()
         ownCommits.store(sequence, ordering: .releasing)
         publishState()
-        if wal!.size >= options.checkpointWALBytes
+        if log.size >= options.checkpointWALBytes
             || pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes >= options.checkpointMemoryBytes {
             do {
                 try checkpoint()

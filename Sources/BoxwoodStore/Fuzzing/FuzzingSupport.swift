@@ -72,7 +72,7 @@ public enum FuzzingSupport {
     /// The 32-byte catalog value of a table.
     public static func catalogValue(root: UInt64, keyType: ValueBoxKeyType, entries: Int, bytes: Int) -> [UInt8] {
         var value = [UInt8](repeating: 0, count: Catalog.valueSize)
-        value.withUnsafeMutableBytes {
+        value.withUnsafeMutableBytes {  // `Catalog.valueSize` bytes: never empty, so `baseAddress` is set
             Catalog.encode(TableState(keyType: keyType, root: root, entries: entries, bytes: bytes), into: $0.baseAddress!)
         }
         return value
@@ -88,6 +88,7 @@ public enum FuzzingSupport {
     /// does not fit.
     public static func appendLeafCell(_ page: UnsafeMutableRawPointer, key: [UInt8], value: [UInt8]) -> Bool {
         var cell = [UInt8](repeating: 0, count: Node.leafCellHeader + key.count + value.count)
+        // `cell` holds at least the cell header: never empty, so `baseAddress` is set (here and below).
         cell.withUnsafeMutableBytes { c in
             store16(c.baseAddress!, 0, key.count)
             store32(c.baseAddress!, 3, UInt32(value.count))
@@ -131,6 +132,7 @@ public enum FuzzingSupport {
     public static func lowerBound(_ page: UnsafeRawPointer, key: [UInt8]) -> (index: Int, found: Bool) {
         let leaf = Node.type(page) == PageType.leaf.rawValue
         return key.withUnsafeBytes { k in
+            // An empty key has no address: any non-null pointer stands in, as no byte of it is read.
             let base = k.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
             let (i, found) = Node.lowerBound(page, leaf: leaf, base, k.count)
             return (i, found)

@@ -174,6 +174,7 @@ final class Pager {
     func writable(_ ref: PageRef) throws(BoxwoodError) -> (PageRef, UnsafeMutableRawPointer) {
         if ref.isDirtyRef {
             let index = ref.dirtyIndex
+            // A tagged reference names a dirty page that exists (see `page` and `PageRef`).
             if dirtyTxn[index] == txn { return (ref, dirtyPages[index].unsafelyUnwrapped) }
             let source = dirtyPages[index].unsafelyUnwrapped
             let (newRef, memory) = allocateDirty()
@@ -228,6 +229,7 @@ final class Pager {
         return (makeDirtyRef(index), memory)
     }
 
+    /// The dirty blob `ref` (tagged: one that exists, see `PageRef`).
     func blob(_ ref: UInt64) -> Blob { blobs[ref.dirtyIndex].unsafelyUnwrapped }
 
     /// Drops an overflow value (a dirty blob, or a chain of checkpointed overflow pages).
@@ -298,7 +300,7 @@ final class Pager {
         releaseBlob(ref.dirtyIndex)
     }
 
-    /// The memory of a dirty page (checkpoint only).
+    /// The memory of a dirty page (checkpoint only; `ref` is tagged, so the page exists, see `PageRef`).
     func dirtyMemory(_ ref: PageRef) -> UnsafeMutableRawPointer {
         dirtyPages[ref.dirtyIndex].unsafelyUnwrapped
     }

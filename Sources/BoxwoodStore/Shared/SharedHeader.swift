@@ -162,6 +162,7 @@ final class SharedHeader {
 
     static func checksum(_ g: UInt64, _ salt: UInt64, _ v: UInt64, _ end: UInt64, _ master: UInt64) -> UInt64 {
         var words = (g, salt, v, end, master)
+        // The bytes of a variable always have an address.
         return withUnsafeBytes(of: &words) { XXH64.hash($0.baseAddress!, 40, seed: 0x4258_5744_4844_5231) }
     }
 

@@ -19,7 +19,7 @@ extension AccountStateManager {
         guard !stopped, !groups.isEmpty else { return }
         lastActivity = .now
         if collecting != nil {
-            collecting! += groups
+            collecting?.append(contentsOf: groups)
         } else if case let .collect(existing)? = operations.last {
             operations[operations.count - 1] = .collect(existing + groups)
         } else {

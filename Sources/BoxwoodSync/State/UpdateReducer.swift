@@ -31,22 +31,32 @@ struct ReduceOutcome: Sendable {
 enum UpdateReducer {
     static func reduce(_ groups: [UpdateGroup], into state: inout SyncMutableState, source: SyncSource) -> ReduceOutcome {
         var outcome = ReduceOutcome()
-        var ptsUpdates: [ApiUpdate] = []
+        var ptsUpdates: [(update: ApiUpdate, pts: Int32, count: Int32)] = []
         var ptsSteps: [(pts: Int32, count: Int32)] = []
-        var qtsUpdates: [ApiUpdate] = []
-        var channelUpdates: [ApiUpdate] = []
+        var qtsUpdates: [(update: ApiUpdate, qts: Int32)] = []
+        var channelUpdates: [(update: ApiUpdate, channelId: PeerId, pts: Int32, count: Int32)] = []
         var seqGroups: [(updates: [ApiUpdate], start: Int32, end: Int32, date: Int32)] = []
         var dateUpdates: [ApiUpdate] = []
         var users: [ApiUser] = []
         var chats: [ApiChat] = []
         for group in groups {
             switch group {
-            case let .withPts(updates, groupUsers, groupChats):
-                ptsUpdates += updates; users += groupUsers; chats += groupChats
-            case let .withQts(updates, groupUsers, groupChats):
-                qtsUpdates += updates; users += groupUsers; chats += groupChats
-            case let .withChannelPts(updates, groupUsers, groupChats):
-                channelUpdates += updates; users += groupUsers; chats += groupChats
+            case let .withPts(updates, groupUsers, groupChats), let .withQts(updates, groupUsers, groupChats),
+                 let .withChannelPts(updates, groupUsers, groupChats):
+                users += groupUsers; chats += groupChats
+                // Each update is ordered by the counter it carries, which is what `UpdateGroup.split` grouped it by
+                // (an update without one, in a group made by hand, applies as it comes).
+                for update in updates {
+                    if let range = update.ptsRange {
+                        ptsUpdates.append((update, range.pts, range.count))
+                    } else if let qts = update.qts {
+                        qtsUpdates.append((update, qts))
+                    } else if let range = update.channelPtsRange {
+                        channelUpdates.append((update, range.channelId, range.pts, range.count))
+                    } else {
+                        dateUpdates.append(update)
+                    }
+                }
             case let .withSeq(updates, start, end, date, groupUsers, groupChats):
                 users += groupUsers; chats += groupChats
                 guard SequenceChecker.isPlausible(seqStart: start, seq: end) else {
@@ -78,14 +88,13 @@ enum UpdateReducer {
         // pts: updates with content and bare steps, in pts order (by where each starts, then where it ends).
         enum PtsItem { case update(ApiUpdate), step(Int32, Int32) }
         var ptsItems: [(pts: Int32, count: Int32, item: PtsItem)] = []
-        for update in ptsUpdates {
-            let range = update.ptsRange!
-            guard SequenceChecker.isPlausible(value: range.pts, count: range.count) else {
-                outcome.implausible.append(.pts(pts: range.pts, count: range.count))
+        for (update, pts, count) in ptsUpdates {
+            guard SequenceChecker.isPlausible(value: pts, count: count) else {
+                outcome.implausible.append(.pts(pts: pts, count: count))
                 outcome.reset = true
                 continue
             }
-            ptsItems.append((range.pts, range.count, .update(update)))
+            ptsItems.append((pts, count, .update(update)))
         }
         ptsItems += ptsSteps.map { ($0.pts, $0.count, .step($0.pts, $0.count)) }
         ptsItems.sort { stepOrder($0.pts, $0.count) < stepOrder($1.pts, $1.count) }
@@ -114,21 +123,21 @@ enum UpdateReducer {
         // qts (always counts 1).
         var heldQts: [ApiUpdate] = []
         var qtsGap = false
-        var plausibleQts: [ApiUpdate] = []
-        for update in qtsUpdates {
-            guard SequenceChecker.isPlausible(value: update.qts!, count: 1) else {
-                outcome.implausible.append(.qts(update.qts!))
+        var plausibleQts: [(update: ApiUpdate, qts: Int32)] = []
+        for entry in qtsUpdates {
+            guard SequenceChecker.isPlausible(value: entry.qts, count: 1) else {
+                outcome.implausible.append(.qts(entry.qts))
                 outcome.reset = true
                 continue
             }
-            plausibleQts.append(update)
+            plausibleQts.append(entry)
         }
-        for update in plausibleQts.sorted(by: { $0.qts! < $1.qts! }) {
-            let check = qtsGap ? .gap : SequenceChecker.check(local: state.state.qts, value: update.qts!, count: 1)
+        for (update, qts) in plausibleQts.sorted(by: { $0.qts < $1.qts }) {
+            let check = qtsGap ? .gap : SequenceChecker.check(local: state.state.qts, value: qts, count: 1)
             switch check {
             case .apply:
                 applyCommon(update, to: &state, source: source)
-                state.state.qts = update.qts!
+                state.state.qts = qts
                 outcome.applied += 1
             case .alreadyApplied:
                 outcome.duplicates += 1
@@ -144,35 +153,30 @@ enum UpdateReducer {
 
         // Channels, each on its own pts.
         var heldChannel: [ApiUpdate] = []
-        var plausibleChannel: [ApiUpdate] = []
-        for update in channelUpdates {
-            let range = update.channelPtsRange!
-            guard SequenceChecker.isPlausible(value: range.pts, count: range.count) else {
-                outcome.implausible.append(.channelPts(channelId: range.channelId, pts: range.pts, count: range.count))
-                outcome.channelsToFetch.insert(range.channelId)
+        var plausibleChannel: [(update: ApiUpdate, channelId: PeerId, pts: Int32, count: Int32)] = []
+        for entry in channelUpdates {
+            guard SequenceChecker.isPlausible(value: entry.pts, count: entry.count) else {
+                outcome.implausible.append(.channelPts(channelId: entry.channelId, pts: entry.pts, count: entry.count))
+                outcome.channelsToFetch.insert(entry.channelId)
                 continue
             }
-            plausibleChannel.append(update)
+            plausibleChannel.append(entry)
         }
-        let byChannel = Dictionary(grouping: plausibleChannel, by: { $0.channelPtsRange!.channelId })
-        for channelId in byChannel.keys.sorted() {
+        let byChannel = Dictionary(grouping: plausibleChannel, by: { $0.channelId })
+        for (channelId, entries) in byChannel.sorted(by: { $0.key < $1.key }) {
             guard var local = state.channelPts[channelId] else {
                 // No stored state for this channel: it must be fetched from its dialog.
                 outcome.channelsToFetch.insert(channelId)
                 continue
             }
             var gap = false
-            let sorted = byChannel[channelId]!.sorted { lhs, rhs in
-                let l = lhs.channelPtsRange!, r = rhs.channelPtsRange!
-                return stepOrder(l.pts, l.count) < stepOrder(r.pts, r.count)
-            }
-            for update in sorted {
-                let range = update.channelPtsRange!
-                let check = gap ? .gap : SequenceChecker.check(local: local, value: range.pts, count: range.count)
+            let sorted = entries.sorted { stepOrder($0.pts, $0.count) < stepOrder($1.pts, $1.count) }
+            for (update, _, pts, count) in sorted {
+                let check = gap ? .gap : SequenceChecker.check(local: local, value: pts, count: count)
                 switch check {
                 case .apply:
                     applyChannel(update, to: &state, source: source)
-                    local = range.pts
+                    local = pts
                     outcome.applied += 1
                 case .alreadyApplied:
                     outcome.duplicates += 1
