@@ -232,7 +232,7 @@ extension ValueBox {
             dataFile = file
             old?.close()
         }
-        let pager = Pager(file: file, validatePage: { page, pageCount in Node.validate(page, pageCount: pageCount) })
+        let pager = Pager(file: file, validatePage: { page, pageCount in PageType.problem(page, pageCount: pageCount) })
         pager.pageCount = chosen.pageCount
         try pager.ensureMapped(pages: chosen.pageCount)
         self.pager = pager
@@ -288,7 +288,7 @@ extension ValueBox {
             let (p, off) = cursor.cell
             let (key, keyLength) = cursor.key
             guard keyLength == 4, !LeafValue.isOverflow(p, off), LeafValue.codec(p, off) == 0,
-                  let table = Catalog.decode(p + LeafValue.valueOffset(p, off), count: Node.leafValueLength(p, off)) else {
+                  let table = Catalog.decode(p + LeafValue.valueOffset(p, off), count: LeafPage.valueLength(p, off)) else {
                 throw .corrupted(file: dataFile.path, page: nil, reason: "malformed catalog entry")
             }
             state.tables[Catalog.id(fromKey: key)] = table
