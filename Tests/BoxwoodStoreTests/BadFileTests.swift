@@ -42,16 +42,16 @@ import Glibc
         l.catalog = box.meta.catalogRoot
         l.freelist = box.meta.freelistHead
         let rootPage = try box.pager.diskPage(l.root)
-        #expect(Node.type(rootPage) == PageType.branch.rawValue, "the test table should be more than one level deep")
+        #expect(PageType.raw(of: rootPage) == PageType.branch.rawValue, "the test table should be more than one level deep")
         var p = rootPage, ref = l.root
-        while Node.type(p) == PageType.branch.rawValue { ref = Node.child(p, 0); p = try box.pager.diskPage(ref) }
+        while PageType.raw(of: p) == PageType.branch.rawValue { ref = BranchPage(p).child(0); p = try box.pager.diskPage(ref) }
         l.firstLeaf = ref
         p = rootPage
-        while Node.type(p) == PageType.branch.rawValue { ref = Node.child(p, Node.count(p)); p = try box.pager.diskPage(ref) }
+        while PageType.raw(of: p) == PageType.branch.rawValue { ref = BranchPage(p).child(BranchPage(p).count); p = try box.pager.diskPage(ref) }
         l.lastLeaf = ref
         let bigRoot = try box.pager.diskPage(box.state.tables[big.id]!.root)
-        for i in 0..<Node.count(bigRoot) {
-            if let o = LeafValue.overflowReference(bigRoot, Node.slot(bigRoot, i)) { l.overflow = o }
+        for i in 0..<LeafPage(bigRoot).count {
+            if let o = LeafValue.overflowReference(bigRoot, LeafPage(bigRoot).slot(i)) { l.overflow = o }
         }
         #expect(l.catalog != 0 && l.freelist != 0 && l.overflow != 0 && l.firstLeaf != l.lastLeaf)
         return l

@@ -54,16 +54,16 @@ import Testing
         l.treeRoot = box.state.tables[tree.id]!.root
         l.catalog = box.meta.catalogRoot
         var p = try box.pager.diskPage(l.treeRoot), ref = l.treeRoot
-        #expect(Node.type(p) == PageType.branch.rawValue, "the tree should be more than one level deep")
-        let (separator, length) = Node.key(p, 0, leaf: false)
+        #expect(PageType.raw(of: p) == PageType.branch.rawValue, "the tree should be more than one level deep")
+        let (separator, length) = BranchPage(p).key(0)
         l.rootSeparator = Array(UnsafeRawBufferPointer(start: separator, count: length))
-        while Node.type(p) == PageType.branch.rawValue { ref = Node.child(p, 0); p = try box.pager.diskPage(ref) }
+        while PageType.raw(of: p) == PageType.branch.rawValue { ref = BranchPage(p).child(0); p = try box.pager.diskPage(ref) }
         l.firstLeaf = ref
         l.bigLeaf = box.state.tables[big.id]!.root
         let leaf = try box.pager.diskPage(l.bigLeaf)
-        #expect(Node.type(leaf) == PageType.leaf.rawValue)
-        for i in 0..<Node.count(leaf) {
-            if let o = LeafValue.overflowReference(leaf, Node.slot(leaf, i)) { l.overflow = o; l.overflowCell = i }
+        #expect(PageType.raw(of: leaf) == PageType.leaf.rawValue)
+        for i in 0..<LeafPage(leaf).count {
+            if let o = LeafValue.overflowReference(leaf, LeafPage(leaf).slot(i)) { l.overflow = o; l.overflowCell = i }
         }
         #expect(l.overflow != 0 && l.catalog != 0)
         return l
@@ -86,9 +86,9 @@ import Testing
 
     /// The offset of the catalog cell's value for `table` in the catalog leaf at `p`.
     private func catalogValueOffset(_ p: UnsafeRawPointer, _ table: Int32) -> Int? {
-        for i in 0..<Node.count(p) {
-            let off = Node.slot(p, i)
-            let (k, n) = Node.key(p, i, leaf: true)
+        for i in 0..<LeafPage(p).count {
+            let off = LeafPage(p).slot(i)
+            let (k, n) = LeafPage(p).key(i)
             if n == 4 && Catalog.id(fromKey: k) == table { return LeafValue.valueOffset(p, off) }
         }
         return nil
@@ -209,7 +209,7 @@ import Testing
             let original = try readFile(path + "/data")
             let originalWAL = try readFile(path + "/wal")
             try rewrite(path, page: l.treeRoot) { p in
-                if cell < 0 { store64(p, PageLayout.linkOffset, child) } else { store64(p, Node.slot(p, cell) + 2, child) }
+                if cell < 0 { store64(p, PageLayout.linkOffset, child) } else { store64(p, BranchPage(p).slot(cell) + 2, child) }
             }
             let box = try ValueBox(path: path)
             let error = expectError("corrupted") {
@@ -233,7 +233,7 @@ import Testing
         defer { removeItem(path) }
         let l = try layout(path)
         try rewrite(path, page: l.bigLeaf) { p in
-            store64(p, LeafValue.valueOffset(p, Node.slot(p, l.overflowCell)), dirtyFlag)
+            store64(p, LeafValue.valueOffset(p, LeafPage(p).slot(l.overflowCell)), dirtyFlag)
         }
         let box = try ValueBox(path: path)
         // Before: the read took the reference for an in-memory blob and indexed past the blob array.
@@ -279,7 +279,7 @@ import Testing
         defer { removeItem(path) }
         let l = try layout(path)
         try rewrite(path, page: l.bigLeaf) { p in
-            let off = Node.slot(p, l.overflowCell)
+            let off = LeafPage(p).slot(l.overflowCell)
             let v = LeafValue.valueOffset(p, off)
             switch forgery {
             case .storedLength2To63: store64(p, v + 8, 1 << 63)
@@ -287,7 +287,7 @@ import Testing
             case .rawLength2To63: store64(p, v + 16, 1 << 63)
             case .rawLengthNotTheStoredLength: store64(p, v + 16, load64(p, v + 16) + 1)
             case .lz4RawLengthImpossible:
-                p.storeBytes(of: Node.flagOverflow | (ValueCodec.lz4.rawValue << LeafValue.codecShift), toByteOffset: off + 2, as: UInt8.self)
+                p.storeBytes(of: LeafPage.flagOverflow | (ValueCodec.lz4.rawValue << LeafValue.codecShift), toByteOffset: off + 2, as: UInt8.self)
                 store64(p, v + 16, 1 << 40)
             }
         }
@@ -360,22 +360,22 @@ import Testing
             for (level, number) in branches.enumerated() {
                 let p = base + Int(number) * PageLayout.pageSize
                 let child = level + 1 < levels ? branches[level + 1] : l.firstLeaf
-                Node.initialize(p, type: .branch)
+                BranchPage.initialize(p)
                 store64(p, PageLayout.linkOffset, child)
                 let cell = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 8)
                 defer { cell.deallocate() }
                 for i in 0..<279 {
-                    let size = BTree.makeBranchCell(cell, key: [UInt8((i + 1) >> 8), UInt8((i + 1) & 0xFF)], child: child)
-                    let inserted = Node.insertCell(p, at: i, cell, size, leaf: false)
+                    let size = BranchPage.makeCell(cell, key: [UInt8((i + 1) >> 8), UInt8((i + 1) & 0xFF)], child: child)
+                    let inserted = BranchPage.insertCell(p, at: i, cell, size)
                     precondition(inserted, "279 cells fit one branch page")
                 }
-                Node.clearUnusedSpace(p, leaf: false)
+                BranchPage.clearUnusedSpace(p)
                 sealPage(p, pageNumber: number)
             }
             if emptyLeaf {
                 let p = base + Int(l.firstLeaf) * PageLayout.pageSize
-                Node.initialize(p, type: .leaf)
-                Node.clearUnusedSpace(p, leaf: true)
+                LeafPage.initialize(p)
+                LeafPage.clearUnusedSpace(p)
                 sealPage(p, pageNumber: l.firstLeaf)
             }
             let catalog = base + Int(l.catalog) * PageLayout.pageSize
@@ -424,7 +424,7 @@ import Testing
         defer { removeItem(path) }
         let l = try layout(path)
         // The root's first two children both name the first leaf (a sound tree references a page once).
-        try rewrite(path, page: l.treeRoot) { p in store64(p, Node.slot(p, 0) + 2, l.firstLeaf) }
+        try rewrite(path, page: l.treeRoot) { p in store64(p, BranchPage(p).slot(0) + 2, l.firstLeaf) }
         let box = try ValueBox(path: path)
         try box.begin()
         // A removal copies the leaf through the leftmost reference, releasing the page; a write that reaches

@@ -1,6 +1,6 @@
 @_spi(Fuzzing) import BoxwoodStore
 
-/// `page`: tree pages (branch, leaf, overflow) decoded two ways. Directly: `Node.validate` with and without a
+/// `page`: tree pages (branch, leaf, overflow) decoded two ways. Directly: `PageType.problem` with and without a
 /// page count and, for a page that validates, its cells, key searches, and the compaction a checkpoint applies
 /// (which must leave a valid page with the same cells). And inside a database: the harness places the pages at
 /// their page numbers, adds meta pages, a catalog naming the given root for table 1 (totals computed from the
@@ -15,7 +15,7 @@
 enum PageFuzzer {
     static let target = FuzzTarget(
         name: "page",
-        summary: "branch/leaf/overflow pages: Node.validate, cells, searches and compaction directly, then as the tree of a sealed database",
+        summary: "branch/leaf/overflow pages: PageType.problem, cells, searches and compaction directly, then as the tree of a sealed database",
         run: { fuzzOne($0) },
         seeds: { try seeds() },
         libFuzzerOptions: ["-max_len=32768", "-dict=Dictionaries/binary-formats.dict", "-use_value_profile=1"]

@@ -39,13 +39,15 @@ enum BTree {
         var depth = 0
         while true {
             let p = try pager.page(ref)
-            let type = Node.type(p)
+            let type = PageType.raw(of: p)
             if type == PageType.leaf.rawValue {
-                let (i, found) = Node.lowerBound(p, leaf: true, key, keyLength)
-                return found ? (p, Node.slot(p, i)) : nil
+                let leaf = LeafPage(p)
+                let (i, found) = leaf.lowerBound(key, keyLength)
+                return found ? (p, leaf.slot(i)) : nil
             }
             guard type == PageType.branch.rawValue else { throw corrupt(pager, ref, "expected a tree page, found type \(type)") }
-            ref = Node.child(p, Node.childIndex(p, key, keyLength))
+            let branch = BranchPage(p)
+            ref = branch.child(branch.childIndex(key, keyLength))
             depth += 1
             if depth > maxDepth { throw corrupt(pager, ref, "tree deeper than \(maxDepth) levels (cycle?)") }
         }
@@ -59,14 +61,15 @@ enum BTree {
         while true {
             path.refs.append(ref)
             let p = try pager.page(ref)
-            let type = Node.type(p)
+            let type = PageType.raw(of: p)
             if type == PageType.leaf.rawValue {
-                return Node.lowerBound(p, leaf: true, key, keyLength)
+                return LeafPage(p).lowerBound(key, keyLength)
             }
             guard type == PageType.branch.rawValue else { throw corrupt(pager, ref, "expected a tree page, found type \(type)") }
-            let c = Node.childIndex(p, key, keyLength)
+            let branch = BranchPage(p)
+            let c = branch.childIndex(key, keyLength)
             path.childIndexes.append(c)
-            ref = Node.child(p, c)
+            ref = branch.child(c)
             if path.refs.count > maxDepth { throw corrupt(pager, ref, "tree deeper than \(maxDepth) levels (cycle?)") }
         }
     }
@@ -79,7 +82,7 @@ enum BTree {
             let (ref, memory) = try pager.writable(path.refs[level])
             if ref != path.refs[level] {
                 path.refs[level] = ref
-                if let parent { Node.setChild(parent, path.childIndexes[level - 1], ref) } else { root = ref }
+                if let parent { BranchPage.setChild(parent, path.childIndexes[level - 1], ref) } else { root = ref }
             }
             parent = memory
         }
@@ -95,8 +98,8 @@ enum BTree {
                        path: TreePath, replacing: (UnsafeMutableRawPointer, Int) throws(BoxwoodError) -> Void) throws(BoxwoodError) {
         if root == 0 {
             let (ref, memory) = pager.allocateDirty()
-            Node.initialize(memory, type: .leaf)
-            _ = Node.insertCell(memory, at: 0, cell, size, leaf: true)   // an empty page holds any cell
+            LeafPage.initialize(memory)
+            _ = LeafPage.insertCell(memory, at: 0, cell, size)   // an empty page holds any cell
             root = ref
             return
         }
@@ -104,12 +107,12 @@ enum BTree {
         try touchPath(pager, root: &root, path: path)
         if found {
             let leaf = pager.dirtyMemory(path.refs[path.refs.count - 1])
-            let off = Node.slot(leaf, index)
+            let off = LeafPage(leaf).slot(index)
             try replacing(leaf, off)
             // An overwrite that fits in the old cell (the common case: same-size values) rewrites it where it is,
             // instead of removing the cell and inserting it again.
-            if Node.replaceLeafCellInPlace(leaf, at: off, cell, size) { return }
-            Node.removeCell(leaf, at: index, leaf: true)
+            if LeafPage.replaceCellInPlace(leaf, at: off, cell, size) { return }
+            LeafPage.removeCell(leaf, at: index)
         }
         try insertIntoLeaf(pager, root: &root, path: path, index: index, cell: cell, size: size)
     }
@@ -119,8 +122,8 @@ enum BTree {
     static func insertIntoLeaf(_ pager: Pager, root: inout PageRef, path: TreePath, index: Int, cell: UnsafeRawPointer, size: Int) throws(BoxwoodError) {
         var level = path.refs.count - 1
         let leafMemory = pager.dirtyMemory(path.refs[level])
-        if Node.insertCell(leafMemory, at: index, cell, size, leaf: true) { return }
-        var (separator, right) = split(pager, leafMemory, insertingAt: index, cell: cell, size: size, leaf: true)
+        if LeafPage.insertCell(leafMemory, at: index, cell, size) { return }
+        var (separator, right) = split(LeafPage.self, pager, leafMemory, insertingAt: index, cell: cell, size: size)
         // Propagate the new right sibling into the parents.
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { scratch.deallocate() }
@@ -128,40 +131,35 @@ enum BTree {
             level -= 1
             let parent = pager.dirtyMemory(path.refs[level])
             let position = path.childIndexes[level]
-            let cellSize = makeBranchCell(scratch, key: separator, child: right)
-            if Node.insertCell(parent, at: position, scratch, cellSize, leaf: false) { return }
-            (separator, right) = split(pager, parent, insertingAt: position, cell: scratch, size: cellSize, leaf: false)
+            let cellSize = BranchPage.makeCell(scratch, key: separator, child: right)
+            if BranchPage.insertCell(parent, at: position, scratch, cellSize) { return }
+            (separator, right) = split(BranchPage.self, pager, parent, insertingAt: position, cell: scratch, size: cellSize)
         }
         // The root split: grow the tree by one level.
         let (newRoot, memory) = pager.allocateDirty()
-        Node.initialize(memory, type: .branch)
+        BranchPage.initialize(memory)
         store64(memory, PageLayout.linkOffset, path.refs[0])
-        let cellSize = makeBranchCell(scratch, key: separator, child: right)
-        _ = Node.insertCell(memory, at: 0, scratch, cellSize, leaf: false)
+        let cellSize = BranchPage.makeCell(scratch, key: separator, child: right)
+        _ = BranchPage.insertCell(memory, at: 0, scratch, cellSize)
         root = newRoot
-    }
-
-    /// Writes a branch cell into `buffer`; returns its size.
-    static func makeBranchCell(_ buffer: UnsafeMutableRawPointer, key: [UInt8], child: PageRef) -> Int {
-        store16(buffer, 0, key.count)
-        store64(buffer, 2, child)
-        key.withUnsafeBytes { if let b = $0.baseAddress, $0.count > 0 { (buffer + Node.branchCellHeader).copyMemory(from: b, byteCount: $0.count) } }
-        return Node.branchCellHeader + key.count
     }
 
     /// Splits a full page while inserting one more cell. The page keeps the left half; returns the separator
     /// key and the new right page.
-    static func split(_ pager: Pager, _ page: UnsafeMutableRawPointer, insertingAt index: Int, cell: UnsafeRawPointer, size: Int, leaf: Bool) -> ([UInt8], PageRef) {
+    static func split<Page: SlottedPage>(_: Page.Type, _ pager: Pager, _ page: UnsafeMutableRawPointer, insertingAt index: Int,
+                                         cell: UnsafeRawPointer, size: Int) -> ([UInt8], PageRef) {
+        let leaf = Page.pageType == .leaf
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { scratch.deallocate() }
         scratch.copyMemory(from: page, byteCount: PageLayout.pageSize)
-        let n = Node.count(scratch)
+        let old = Page(scratch)
+        let n = old.count
         var cells: [(UnsafeRawPointer, Int)] = []
         cells.reserveCapacity(n + 1)
         for i in 0..<n {
             if i == index { cells.append((cell, size)) }
-            let off = Node.slot(scratch, i)
-            cells.append((UnsafeRawPointer(scratch + off), Node.cellSize(scratch, off, leaf: leaf)))
+            let off = old.slot(i)
+            cells.append((UnsafeRawPointer(scratch + off), Page.cellSize(scratch, off)))
         }
         if index == n { cells.append((cell, size)) }
 
@@ -188,30 +186,30 @@ enum BTree {
         if !leaf && s >= cells.count - 1 { s = cells.count - 2 }
         if leaf && s >= cells.count { s = cells.count - 1 }
 
-        let link = Node.link(scratch)
+        let link = BranchPage(scratch).link
         let (rightRef, right) = pager.allocateDirty()
-        Node.initialize(page, type: leaf ? .leaf : .branch)
-        Node.initialize(right, type: leaf ? .leaf : .branch)
+        Page.initialize(page)
+        Page.initialize(right)
         var separator: [UInt8]
         if leaf {
-            for i in 0..<s { _ = Node.insertCell(page, at: i, cells[i].0, cells[i].1, leaf: true) }
-            for i in s..<cells.count { _ = Node.insertCell(right, at: i - s, cells[i].0, cells[i].1, leaf: true) }
+            for i in 0..<s { _ = Page.insertCell(page, at: i, cells[i].0, cells[i].1) }
+            for i in s..<cells.count { _ = Page.insertCell(right, at: i - s, cells[i].0, cells[i].1) }
             // Shortest separator: the shortest prefix of the right page's first key that is greater than the
             // left page's last key.
-            let (lastKey, lastLength) = Node.key(page, s - 1, leaf: true)
-            let (firstKey, firstLength) = Node.key(right, 0, leaf: true)
+            let (lastKey, lastLength) = LeafPage(page).key(s - 1)
+            let (firstKey, firstLength) = LeafPage(right).key(0)
             var p = 0
             while p < lastLength && p < firstLength && lastKey.load(fromByteOffset: p, as: UInt8.self) == firstKey.load(fromByteOffset: p, as: UInt8.self) { p += 1 }
             let length = min(p + 1, firstLength)
             separator = Array(UnsafeRawBufferPointer(start: firstKey, count: length))
         } else {
             store64(page, PageLayout.linkOffset, link)
-            for i in 0..<s { _ = Node.insertCell(page, at: i, cells[i].0, cells[i].1, leaf: false) }
+            for i in 0..<s { _ = Page.insertCell(page, at: i, cells[i].0, cells[i].1) }
             let middle = cells[s].0
             let middleKeyLength = load16(middle, 0)
-            separator = Array(UnsafeRawBufferPointer(start: middle + Node.branchCellHeader, count: middleKeyLength))
+            separator = Array(UnsafeRawBufferPointer(start: middle + BranchPage.cellHeader, count: middleKeyLength))
             store64(right, PageLayout.linkOffset, load64(middle, 2))
-            for i in (s + 1)..<cells.count { _ = Node.insertCell(right, at: i - s - 1, cells[i].0, cells[i].1, leaf: false) }
+            for i in (s + 1)..<cells.count { _ = Page.insertCell(right, at: i - s - 1, cells[i].0, cells[i].1) }
         }
         return (separator, rightRef)
     }
@@ -224,53 +222,24 @@ enum BTree {
         var level = path.refs.count - 1
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { scratch.deallocate() }
-        var nodeIsEmpty = Node.count(pager.dirtyMemory(path.refs[level])) == 0
+        var nodeIsEmpty = LeafPage(pager.dirtyMemory(path.refs[level])).count == 0
         while level > 0 {
             let nodeRef = path.refs[level]
-            let node = pager.dirtyMemory(nodeRef)
-            let leaf = Node.type(node) == PageType.leaf.rawValue
+            let leaf = PageType.raw(of: pager.dirtyMemory(nodeRef)) == PageType.leaf.rawValue
             let parent = pager.dirtyMemory(path.refs[level - 1])
             let c = path.childIndexes[level - 1]
             if nodeIsEmpty {
                 // An empty page leaves its parent; a parent that had no other child becomes empty in turn.
                 try pager.free(nodeRef)
                 level -= 1
-                if Node.count(parent) == 0 { continue }
+                if BranchPage(parent).count == 0 { continue }
                 removeChild(parent, c)
                 nodeIsEmpty = false
                 continue
             }
-            if Node.usedBytes(node) >= PageLayout.capacity / 4 || Node.count(parent) == 0 { break }
-            let (leftIndex, rightIndex) = c > 0 ? (c - 1, c) : (c, c + 1)
-            let leftRef = Node.child(parent, leftIndex)
-            let rightRef = Node.child(parent, rightIndex)
-            let leftPage = try pager.page(leftRef)
-            let rightPage = try pager.page(rightRef)
-            guard Node.type(leftPage) == Node.type(rightPage) else { throw corrupt(pager, rightRef, "siblings of different kinds") }
-            var separatorSize = 0
-            if !leaf {
-                separatorSize = Node.branchCellSize(parent, Node.slot(parent, rightIndex - 1)) + 2
-            }
-            if Node.usedBytes(leftPage) + Node.usedBytes(rightPage) + separatorSize > PageLayout.capacity { break }
-            let (newLeft, left) = try pager.writable(leftRef)
-            if newLeft != leftRef {
-                Node.setChild(parent, leftIndex, newLeft)
-                if leftIndex == c { path.refs[level] = newLeft }
-            }
-            let right = try pager.page(rightRef)
-            if !leaf {
-                let off = Node.slot(parent, rightIndex - 1)
-                let size = Node.branchCellSize(parent, off)
-                scratch.copyMemory(from: parent + off, byteCount: size)
-                store64(scratch, 2, Node.link(right))
-                _ = Node.insertCell(left, at: Node.count(left), scratch, size, leaf: false)
-            }
-            for i in 0..<Node.count(right) {
-                let off = Node.slot(right, i)
-                _ = Node.insertCell(left, at: Node.count(left), right + off, Node.cellSize(right, off, leaf: leaf), leaf: leaf)
-            }
-            try pager.free(rightRef)
-            removeChild(parent, rightIndex)
+            let merged = try leaf ? mergeWithSibling(LeafPage.self, pager, parent: parent, c, level: level, path: path, scratch: scratch)
+                                  : mergeWithSibling(BranchPage.self, pager, parent: parent, c, level: level, path: path, scratch: scratch)
+            if !merged { break }
             level -= 1
         }
         if level == 0 && nodeIsEmpty {
@@ -281,20 +250,60 @@ enum BTree {
         // Collapse a root branch that is left with a single child.
         while root != 0 {
             let p = try pager.page(root)
-            guard Node.type(p) == PageType.branch.rawValue, Node.count(p) == 0 else { break }
+            guard PageType.raw(of: p) == PageType.branch.rawValue, BranchPage(p).count == 0 else { break }
             let old = root
-            root = Node.link(p)
+            root = BranchPage(p).link
             try pager.free(old)
         }
+    }
+
+    /// Merges the under-filled page `c` of `parent` (at `level` of `path`, a page of kind `Page`) with its left
+    /// sibling (its right one when it is the leftmost child) when both fit in one page: the left page takes the
+    /// right one's cells (for branches, after the separator between them, which takes the right page's leftmost
+    /// child), and the right page is freed and leaves `parent`. False, nothing changed, when the page is full
+    /// enough, it is its parent's only child, or the two do not fit in one page.
+    private static func mergeWithSibling<Page: SlottedPage>(_: Page.Type, _ pager: Pager, parent: UnsafeMutableRawPointer, _ c: Int, level: Int,
+                                                            path: TreePath, scratch: UnsafeMutableRawPointer) throws(BoxwoodError) -> Bool {
+        let parentPage = BranchPage(parent)
+        if Page(pager.dirtyMemory(path.refs[level])).usedBytes >= PageLayout.capacity / 4 || parentPage.count == 0 { return false }
+        let (leftIndex, rightIndex) = c > 0 ? (c - 1, c) : (c, c + 1)
+        let leftRef = parentPage.child(leftIndex)
+        let rightRef = parentPage.child(rightIndex)
+        let leftPage = try pager.page(leftRef)
+        let rightPage = try pager.page(rightRef)
+        guard PageType.raw(of: leftPage) == PageType.raw(of: rightPage) else { throw corrupt(pager, rightRef, "siblings of different kinds") }
+        let branch = Page.pageType == .branch
+        let separatorSize = branch ? BranchPage.cellSize(parent, parentPage.slot(rightIndex - 1)) + 2 : 0
+        if Page(leftPage).usedBytes + Page(rightPage).usedBytes + separatorSize > PageLayout.capacity { return false }
+        let (newLeft, left) = try pager.writable(leftRef)
+        if newLeft != leftRef {
+            BranchPage.setChild(parent, leftIndex, newLeft)
+            if leftIndex == c { path.refs[level] = newLeft }
+        }
+        let right = Page(try pager.page(rightRef))
+        if branch {
+            let off = parentPage.slot(rightIndex - 1)
+            let size = BranchPage.cellSize(parent, off)
+            scratch.copyMemory(from: parent + off, byteCount: size)
+            store64(scratch, 2, BranchPage(right.memory).link)
+            _ = Page.appendCell(left, scratch, size)
+        }
+        for i in 0..<right.count {
+            let off = right.slot(i)
+            _ = Page.appendCell(left, right.memory + off, Page.cellSize(right.memory, off))
+        }
+        try pager.free(rightRef)
+        removeChild(parent, rightIndex)
+        return true
     }
 
     /// Removes child `c` (and its separator) from a branch.
     static func removeChild(_ parent: UnsafeMutableRawPointer, _ c: Int) {
         if c == 0 {
-            store64(parent, PageLayout.linkOffset, Node.branchChildAt(parent, Node.slot(parent, 0)))
-            Node.removeCell(parent, at: 0, leaf: false)
+            store64(parent, PageLayout.linkOffset, BranchPage.childAt(parent, BranchPage(parent).slot(0)))
+            BranchPage.removeCell(parent, at: 0)
         } else {
-            Node.removeCell(parent, at: c - 1, leaf: false)
+            BranchPage.removeCell(parent, at: c - 1)
         }
     }
 
@@ -313,14 +322,16 @@ enum BTree {
             let p = try pager.page(ref)
             guard seen.insert(ref) else { throw corrupt(pager, ref, "page reached twice in one tree (branch pages form a DAG or a cycle)") }
             try visitPage(ref, p, depth)
-            let type = Node.type(p)
+            let type = PageType.raw(of: p)
             if type == PageType.branch.rawValue {
-                for c in stride(from: Node.count(p), through: 0, by: -1) { stack.append((Node.child(p, c), depth + 1)) }
+                let branch = BranchPage(p)
+                for c in stride(from: branch.count, through: 0, by: -1) { stack.append((branch.child(c), depth + 1)) }
             } else if type == PageType.leaf.rawValue {
-                for i in 0..<Node.count(p) {
-                    let off = Node.slot(p, i)
-                    if Node.leafFlags(p, off) & Node.flagOverflow != 0 {
-                        try overflow(load64(p, off + Node.leafCellHeader + Node.leafKeyLength(p, off)))
+                let leaf = LeafPage(p)
+                for i in 0..<leaf.count {
+                    let off = leaf.slot(i)
+                    if LeafPage.flags(p, off) & LeafPage.flagOverflow != 0 {
+                        try overflow(load64(p, off + LeafPage.cellHeader + LeafPage.keyLength(p, off)))
                     }
                 }
             } else {

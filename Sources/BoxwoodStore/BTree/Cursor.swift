@@ -10,7 +10,7 @@ struct Cursor {
     private let pager: Pager
     private let root: PageRef
     /// Branch pages from the root down, with the child index taken in each.
-    private var stack: [(UnsafeRawPointer, Int)] = []
+    private var stack: [(BranchPage, Int)] = []
     private(set) var leaf: UnsafeRawPointer? = nil
     /// The reference of `leaf` (for error reports).
     private(set) var leafRef: PageRef = 0
@@ -27,16 +27,17 @@ struct Cursor {
     var isValid: Bool { leaf != nil }
 
     /// The current key. `key` and `cell` need a valid cursor (`leaf` set): every caller checks `isValid` first.
-    @inline(__always) var key: (UnsafeRawPointer, Int) { Node.key(leaf.unsafelyUnwrapped, index, leaf: true) }
+    @inline(__always) var key: (UnsafeRawPointer, Int) { LeafPage(leaf.unsafelyUnwrapped).key(index) }
 
     /// The current cell (page pointer and cell offset).
-    @inline(__always) var cell: (UnsafeRawPointer, Int) { (leaf.unsafelyUnwrapped, Node.slot(leaf.unsafelyUnwrapped, index)) }
+    @inline(__always) var cell: (UnsafeRawPointer, Int) { (leaf.unsafelyUnwrapped, LeafPage(leaf.unsafelyUnwrapped).slot(index)) }
 
     /// Prefetches the cells of the current leaf that a walk in this direction visits next.
     @inline(__always)
     func prefetchRemainingCells(ascending: Bool) {
         guard let p = leaf else { return }
-        if ascending { Node.prefetchCells(p, index..<Node.count(p)) } else { Node.prefetchCells(p, 0..<(index + 1)) }
+        let page = LeafPage(p)
+        if ascending { page.prefetchCells(index..<page.count) } else { page.prefetchCells(0..<(index + 1)) }
     }
 
     private mutating func descend(from ref: PageRef, first: Bool) throws(BoxwoodError) -> Bool {
@@ -44,9 +45,9 @@ struct Cursor {
         while true {
             if stack.count > BTree.maxDepth { throw BTree.corrupt(pager, ref, "tree deeper than \(BTree.maxDepth) levels") }
             let p = try pager.page(ref)
-            let type = Node.type(p)
+            let type = PageType.raw(of: p)
             if type == PageType.leaf.rawValue {
-                let n = Node.count(p)
+                let n = LeafPage(p).count
                 if n == 0 { return false }
                 leaf = p
                 leafRef = ref
@@ -54,9 +55,10 @@ struct Cursor {
                 return true
             }
             guard type == PageType.branch.rawValue else { throw BTree.corrupt(pager, ref, "expected a tree page") }
-            let c = first ? 0 : Node.count(p)
-            stack.append((p, c))
-            ref = Node.child(p, c)
+            let branch = BranchPage(p)
+            let c = first ? 0 : branch.count
+            stack.append((branch, c))
+            ref = branch.child(c)
         }
     }
 
@@ -89,19 +91,21 @@ struct Cursor {
         while true {
             if stack.count > BTree.maxDepth { throw BTree.corrupt(pager, ref, "tree deeper than \(BTree.maxDepth) levels") }
             let p = try pager.page(ref)
-            let type = Node.type(p)
+            let type = PageType.raw(of: p)
             if type == PageType.leaf.rawValue {
-                let (i, found) = Node.lowerBound(p, leaf: true, key, keyLength)
+                let page = LeafPage(p)
+                let (i, found) = page.lowerBound(key, keyLength)
                 leaf = p
                 leafRef = ref
                 index = i
-                if i >= Node.count(p) { try nextLeaf() }
+                if i >= page.count { try nextLeaf() }
                 return found
             }
             guard type == PageType.branch.rawValue else { throw BTree.corrupt(pager, ref, "expected a tree page") }
-            let c = Node.childIndex(p, key, keyLength)
-            stack.append((p, c))
-            ref = Node.child(p, c)
+            let branch = BranchPage(p)
+            let c = branch.childIndex(key, keyLength)
+            stack.append((branch, c))
+            ref = branch.child(c)
         }
     }
 
@@ -115,7 +119,7 @@ struct Cursor {
     mutating func next() throws(BoxwoodError) {
         guard let p = leaf else { return }
         index += 1
-        if index >= Node.count(p) { try nextLeaf() }
+        if index >= LeafPage(p).count { try nextLeaf() }
     }
 
     /// Moves to the previous key (invalid before the start).
@@ -128,11 +132,11 @@ struct Cursor {
     private mutating func nextLeaf() throws(BoxwoodError) {
         let from = leaf
         leaf = nil
-        while let (p, c) = stack.popLast() {
-            if c < Node.count(p) {
-                stack.append((p, c + 1))
-                try countLeafStep(Node.child(p, c + 1))
-                if try descend(from: Node.child(p, c + 1), first: true) {
+        while let (branch, c) = stack.popLast() {
+            if c < branch.count {
+                stack.append((branch, c + 1))
+                try countLeafStep(branch.child(c + 1))
+                if try descend(from: branch.child(c + 1), first: true) {
                     if let from { try checkOrder(from, leaf.unsafelyUnwrapped) }  // `descend` set `leaf`
                     return
                 }
@@ -144,11 +148,11 @@ struct Cursor {
     private mutating func previousLeaf() throws(BoxwoodError) {
         let from = leaf
         leaf = nil
-        while let (p, c) = stack.popLast() {
+        while let (branch, c) = stack.popLast() {
             if c > 0 {
-                stack.append((p, c - 1))
-                try countLeafStep(Node.child(p, c - 1))
-                if try descend(from: Node.child(p, c - 1), first: false) {
+                stack.append((branch, c - 1))
+                try countLeafStep(branch.child(c - 1))
+                if try descend(from: branch.child(c - 1), first: false) {
                     if let from { try checkOrder(leaf.unsafelyUnwrapped, from) }  // `descend` set `leaf`
                     return
                 }
@@ -172,10 +176,11 @@ struct Cursor {
     /// (an empty `left` has nothing to compare). A leaf reached again through another branch fails this.
     @inline(__always)
     private func checkOrder(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer) throws(BoxwoodError) {
-        let n = Node.count(left)
-        guard n > 0, Node.count(right) > 0 else { return }
-        let (a, an) = Node.key(left, n - 1, leaf: true)
-        let (b, bn) = Node.key(right, 0, leaf: true)
+        let (left, right) = (LeafPage(left), LeafPage(right))
+        let n = left.count
+        guard n > 0, right.count > 0 else { return }
+        let (a, an) = left.key(n - 1)
+        let (b, bn) = right.key(0)
         if compareKeys(a, an, b, bn) >= 0 {
             throw BTree.corrupt(pager, leafRef, "leaf keys out of order across leaves (a leaf reached twice, or misplaced keys)")
         }

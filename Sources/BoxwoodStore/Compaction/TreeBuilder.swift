@@ -12,32 +12,32 @@ final class TreeBuilder {
     init(output: PageRunWriter, allocator: PageAllocator) {
         self.output = output
         self.allocator = allocator
-        Node.initialize(page, type: .leaf)
+        LeafPage.initialize(page)
     }
 
     deinit { page.deallocate() }
 
     /// Appends a leaf cell (its key must be larger than the previous one's).
     func add(cell: UnsafeRawPointer, size: Int, key: UnsafeRawPointer, keyLength: Int) throws(BoxwoodError) {
-        let count = Node.count(page)
-        if Node.insertCell(page, at: count, cell, size, leaf: true) {
+        let count = LeafPage(page).count
+        if LeafPage.insertCell(page, at: count, cell, size) {
             if count == 0 { leafFirstKey = Array(UnsafeRawBufferPointer(start: key, count: keyLength)) }
             return
         }
         try finishLeaf()
         leafFirstKey = Array(UnsafeRawBufferPointer(start: key, count: keyLength))
-        guard Node.insertCell(page, at: 0, cell, size, leaf: true) else {
+        guard LeafPage.insertCell(page, at: 0, cell, size) else {
             throw .corrupted(file: output.file.path, page: nil, reason: "a \(size)-byte cell does not fit an empty page")
         }
     }
 
     private func finishLeaf() throws(BoxwoodError) {
-        guard Node.count(page) > 0 else { return }
-        Node.clearUnusedSpace(page, leaf: true)
+        guard LeafPage(page).count > 0 else { return }
+        LeafPage.clearUnusedSpace(page)
         let number = allocator.allocate()
         try output.write(page, as: number)
         leaves.append((leafFirstKey, number))
-        Node.initialize(page, type: .leaf)
+        LeafPage.initialize(page)
     }
 
     /// Writes the last leaf and the branch levels above; returns the root page (0 for an empty tree).
@@ -59,7 +59,7 @@ final class TreeBuilder {
         var used = 0
         for i in children.indices {
             if i == start { used = 0; continue }
-            let size = Node.branchCellHeader + children[i].key.count + 2
+            let size = BranchPage.cellHeader + children[i].key.count + 2
             if used + size > PageLayout.capacity {
                 groups.append(start..<i)
                 start = i
@@ -79,19 +79,15 @@ final class TreeBuilder {
         let cell = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { cell.deallocate() }
         for group in groups {
-            Node.initialize(page, type: .branch)
+            BranchPage.initialize(page)
             store64(page, PageLayout.linkOffset, children[group.lowerBound].page)
             for i in group.dropFirst() {
-                let key = children[i].key
-                store16(cell, 0, key.count)
-                store64(cell, 2, children[i].page)
-                // A non-empty array's bytes have an address.
-                if !key.isEmpty { key.withUnsafeBytes { (cell + Node.branchCellHeader).copyMemory(from: $0.baseAddress!, byteCount: key.count) } }
-                guard Node.insertCell(page, at: Node.count(page), cell, Node.branchCellHeader + key.count, leaf: false) else {
+                let size = BranchPage.makeCell(cell, key: children[i].key, child: children[i].page)
+                guard BranchPage.appendCell(page, cell, size) else {
                     throw .corrupted(file: output.file.path, page: nil, reason: "branch cell does not fit while compacting")
                 }
             }
-            Node.clearUnusedSpace(page, leaf: false)
+            BranchPage.clearUnusedSpace(page)
             let number = allocator.allocate()
             try output.write(page, as: number)
             level.append((children[group.lowerBound].key, number))

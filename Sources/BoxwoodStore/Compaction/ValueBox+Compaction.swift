@@ -120,7 +120,7 @@ extension ValueBox {
             try cursor.seekFirst()
             while cursor.isValid {
                 let (p, off) = cursor.cell
-                let size = Node.leafCellSize(p, off)
+                let size = LeafPage.cellSize(p, off)
                 cell.copyMemory(from: p + off, byteCount: size)
                 if let first = LeafValue.overflowReference(p, off) {
                     let valueOffset = LeafValue.valueOffset(p, off) - off
@@ -145,9 +145,9 @@ extension ValueBox {
             store16(cell, 0, 4)
             cell.storeBytes(of: 0, toByteOffset: 2, as: UInt8.self)
             store32(cell, 3, UInt32(Catalog.valueSize))
-            (cell + Node.leafCellHeader).storeBytes(of: Catalog.key(id), as: UInt32.self)
-            Catalog.encode(table, into: cell + Node.leafCellHeader + 4)
-            try catalog.add(cell: cell, size: Node.leafCellHeader + 4 + Catalog.valueSize, key: cell + Node.leafCellHeader, keyLength: 4)
+            (cell + LeafPage.cellHeader).storeBytes(of: Catalog.key(id), as: UInt32.self)
+            Catalog.encode(table, into: cell + LeafPage.cellHeader + 4)
+            try catalog.add(cell: cell, size: LeafPage.cellHeader + 4 + Catalog.valueSize, key: cell + LeafPage.cellHeader, keyLength: 4)
         }
         let catalogRoot = try catalog.finish()
         try writer.flush()

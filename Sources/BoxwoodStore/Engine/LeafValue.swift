@@ -18,12 +18,12 @@ struct ValueBytes {
     }
 }
 
-/// Encoding of values inside leaf cells: inline or in overflow pages, raw or LZ4 (see `Node`).
+/// Encoding of values inside leaf cells: inline or in overflow pages, raw or LZ4 (see `LeafPage`).
 enum LeafValue {
     static let codecShift: UInt8 = 1
     /// No value is longer than this (4 GiB - 1): every value reaches the pages through a WAL record, whose
     /// payload length is a 32-bit field. An overflow reference from disk with a longer stored or raw length
-    /// is damage (`Node.overflowReferenceProblem`), so a read never asks for a larger buffer.
+    /// is damage (`LeafPage.overflowReferenceProblem`), so a read never asks for a larger buffer.
     static let maxValueLength = UInt64(UInt32.max)
 
     /// Builds the leaf cell for `key`/`value` into `buffer` (at least `PageLayout.maxCellWithSlot` bytes);
@@ -43,9 +43,9 @@ enum LeafValue {
         defer { compressed?.deallocate() }
         let inlineLength = codec == .lz4 ? 4 + storedLength : storedLength
         store16(buffer, 0, keyLength)
-        if keyLength > 0 { (buffer + Node.leafCellHeader).copyMemory(from: key, byteCount: keyLength) }
-        let valueOffset = Node.leafCellHeader + keyLength
-        if Node.leafCellHeader + keyLength + inlineLength <= PageLayout.maxInlineLeafCell || inlineLength <= Node.overflowReferenceSize {
+        if keyLength > 0 { (buffer + LeafPage.cellHeader).copyMemory(from: key, byteCount: keyLength) }
+        let valueOffset = LeafPage.cellHeader + keyLength
+        if LeafPage.cellHeader + keyLength + inlineLength <= PageLayout.maxInlineLeafCell || inlineLength <= LeafPage.overflowReferenceSize {
             buffer.storeBytes(of: codec.rawValue << codecShift, toByteOffset: 2, as: UInt8.self)
             store32(buffer, 3, UInt32(inlineLength))
             if codec == .lz4 {
@@ -58,19 +58,19 @@ enum LeafValue {
         }
         let (blobRef, blob) = pager.allocateBlob(count: storedLength)
         blob.copyMemory(from: stored, byteCount: storedLength)
-        buffer.storeBytes(of: Node.flagOverflow | (codec.rawValue << codecShift), toByteOffset: 2, as: UInt8.self)
-        store32(buffer, 3, UInt32(Node.overflowReferenceSize))
+        buffer.storeBytes(of: LeafPage.flagOverflow | (codec.rawValue << codecShift), toByteOffset: 2, as: UInt8.self)
+        store32(buffer, 3, UInt32(LeafPage.overflowReferenceSize))
         store64(buffer, valueOffset, blobRef)
         store64(buffer, valueOffset + 8, UInt64(storedLength))
         store64(buffer, valueOffset + 16, UInt64(valueLength))
-        return valueOffset + Node.overflowReferenceSize
+        return valueOffset + LeafPage.overflowReferenceSize
     }
 
-    static func codec(_ p: UnsafeRawPointer, _ off: Int) -> UInt8 { (Node.leafFlags(p, off) >> codecShift) & 0x3 }
+    static func codec(_ p: UnsafeRawPointer, _ off: Int) -> UInt8 { (LeafPage.flags(p, off) >> codecShift) & 0x3 }
 
-    static func isOverflow(_ p: UnsafeRawPointer, _ off: Int) -> Bool { Node.leafFlags(p, off) & Node.flagOverflow != 0 }
+    static func isOverflow(_ p: UnsafeRawPointer, _ off: Int) -> Bool { LeafPage.flags(p, off) & LeafPage.flagOverflow != 0 }
 
-    static func valueOffset(_ p: UnsafeRawPointer, _ off: Int) -> Int { off + Node.leafCellHeader + Node.leafKeyLength(p, off) }
+    static func valueOffset(_ p: UnsafeRawPointer, _ off: Int) -> Int { off + LeafPage.cellHeader + LeafPage.keyLength(p, off) }
 
     /// The overflow reference of a cell, if its value lives in overflow pages.
     static func overflowReference(_ p: UnsafeRawPointer, _ off: Int) -> UInt64? {
@@ -78,12 +78,12 @@ enum LeafValue {
     }
 
     /// The uncompressed length of the value in a cell. An overflow reference's lengths were validated with
-    /// its page (`Node.overflowReferenceProblem`: below 2^52), or written by the engine, so they fit an `Int`.
+    /// its page (`LeafPage.overflowReferenceProblem`: below 2^52), or written by the engine, so they fit an `Int`.
     static func rawLength(_ p: UnsafeRawPointer, _ off: Int) -> Int {
         let v = valueOffset(p, off)
         if isOverflow(p, off) { return Int(load64(p, v + 16)) }
         if codec(p, off) == ValueCodec.lz4.rawValue { return Int(load32(p, v)) }
-        return Node.leafValueLength(p, off)
+        return LeafPage.valueLength(p, off)
     }
 
     /// Reads the value of a cell, decompressing and following overflow pages as needed.
@@ -94,12 +94,12 @@ enum LeafValue {
             throw .corrupted(file: pager.file.path, page: pager.pageNumber(of: p), reason: "unknown value codec \(codecValue)")
         }
         if !isOverflow(p, off) {
-            let length = Node.leafValueLength(p, off)
+            let length = LeafPage.valueLength(p, off)
             if codec == .raw { return ValueBytes(pointer: p + v, count: length, owned: nil) }
             guard length >= 4 else { throw .corrupted(file: pager.file.path, page: pager.pageNumber(of: p), reason: "short compressed value") }
             return try decompress(pager, p + v + 4, length - 4, rawLength: Int(load32(p, v)), page: p)
         }
-        // The reference was validated with its page (`Node.overflowReferenceProblem`) or made by the engine:
+        // The reference was validated with its page (`LeafPage.overflowReferenceProblem`) or made by the engine:
         // a tagged `ref` is a blob of this pager, and both lengths are below 2^52.
         let ref = load64(p, v)
         let storedLength = Int(load64(p, v + 8))

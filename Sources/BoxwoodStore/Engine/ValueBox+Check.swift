@@ -100,18 +100,19 @@ extension ValueBox {
             if let progress, report.pagesChecked & 255 == 0 {
                 progress(CheckProgress(pagesChecked: report.pagesChecked, pagesTotal: Int(pager.pageCount)))
             }
-            let type = Node.type(p)
+            let type = PageType.raw(of: p)
             guard type == PageType.branch.rawValue || type == PageType.leaf.rawValue else {
                 report.problems.append("\(where_): expected a tree page, found type \(type)"); continue
             }
             let leaf = type == PageType.leaf.rawValue
             // Checkpointed pages were validated (against the page count) by `verifiedDiskPage`.
-            if ref.isDirtyRef, let reason = Node.validate(p, pageCount: nil) { report.problems.append("\(where_): \(reason)"); continue }
-            let n = Node.count(p)
+            if ref.isDirtyRef, let reason = PageType.problem(p, pageCount: nil) { report.problems.append("\(where_): \(reason)"); continue }
+            let n = leaf ? LeafPage(p).count : BranchPage(p).count
+            let keyAt = { (i: Int) in leaf ? LeafPage(p).key(i) : BranchPage(p).key(i) }
             if n == 0 && (leaf ? ref != root : false) { report.problems.append("\(where_): empty leaf") }
             var previous: [UInt8]? = lower
             for i in 0..<n {
-                let (k, kn) = Node.key(p, i, leaf: leaf)
+                let (k, kn) = keyAt(i)
                 let key = Array(UnsafeRawBufferPointer(start: k, count: kn))
                 if let previous, leaf || i > 0 || lower != nil {
                     let c = compare(previous, key)
@@ -125,10 +126,10 @@ extension ValueBox {
                 if let d = leafDepth, d != depth { report.problems.append("\(where_): leaf at depth \(depth), others at \(d)") }
                 leafDepth = leafDepth ?? depth
                 for i in 0..<n {
-                    let off = Node.slot(p, i)
+                    let off = LeafPage(p).slot(i)
                     entries += 1
                     // Wrapping: forged lengths (each below 2^32) cannot trap the sum; it is only compared.
-                    bytes &+= Node.leafKeyLength(p, off) + LeafValue.rawLength(p, off)
+                    bytes &+= LeafPage.keyLength(p, off) + LeafValue.rawLength(p, off)
                     if let overflow = LeafValue.overflowReference(p, off), !overflow.isDirtyRef {
                         // Validated with the page (or copied from a validated one): at most the file's bytes.
                         let stored = Int(truncatingIfNeeded: load64(p, LeafValue.valueOffset(p, off) + 8))
@@ -137,10 +138,10 @@ extension ValueBox {
                     do { try LeafValue.read(pager, p, off).release() } catch { report.problems.append("\(where_): value \(i): \(error)") }
                 }
             } else {
+                let branch = BranchPage(p)
+                let keyBytes = { (i: Int) in Array(UnsafeRawBufferPointer(start: branch.key(i).0, count: branch.key(i).1)) }
                 for c in stride(from: n, through: 0, by: -1) {
-                    let low: [UInt8]? = c == 0 ? lower : Array(UnsafeRawBufferPointer(start: Node.key(p, c - 1, leaf: false).0, count: Node.key(p, c - 1, leaf: false).1))
-                    let high: [UInt8]? = c == n ? upper : Array(UnsafeRawBufferPointer(start: Node.key(p, c, leaf: false).0, count: Node.key(p, c, leaf: false).1))
-                    stack.append((Node.child(p, c), depth + 1, low, high))
+                    stack.append((branch.child(c), depth + 1, c == 0 ? lower : keyBytes(c - 1), c == n ? upper : keyBytes(c)))
                 }
             }
         }

@@ -219,22 +219,27 @@ final class CheckpointWriter {
     func flush(_ ref: PageRef) throws(BoxwoodError) -> PageRef {
         guard ref.isDirtyRef else { return ref }
         let p = pager.dirtyMemory(ref)
-        if Node.type(p) == PageType.branch.rawValue {
-            for c in 0...Node.count(p) {
-                let child = Node.child(p, c)
-                if child.isDirtyRef { Node.setChild(p, c, try flush(child)) }
+        if PageType.raw(of: p) == PageType.branch.rawValue {
+            let branch = BranchPage(p)
+            for c in 0...branch.count {
+                let child = branch.child(c)
+                if child.isDirtyRef { BranchPage.setChild(p, c, try flush(child)) }
             }
-        } else if pager.liveBlobCount > 0 {
+            BranchPage.clearUnusedSpace(p)
+        } else {
             // Only a leaf written since the last checkpoint can point at a dirty blob, and only while blobs
             // exist: without any, the cells need no look (saves a cold pass over every leaf).
-            for i in 0..<Node.count(p) {
-                let off = Node.slot(p, i)
-                if let overflow = LeafValue.overflowReference(p, off), overflow.isDirtyRef {
-                    store64(p, LeafValue.valueOffset(p, off), try writeOverflow(overflow))
+            if pager.liveBlobCount > 0 {
+                let leaf = LeafPage(p)
+                for i in 0..<leaf.count {
+                    let off = leaf.slot(i)
+                    if let overflow = LeafValue.overflowReference(p, off), overflow.isDirtyRef {
+                        store64(p, LeafValue.valueOffset(p, off), try writeOverflow(overflow))
+                    }
                 }
             }
+            LeafPage.clearUnusedSpace(p)
         }
-        Node.clearUnusedSpace(p, leaf: Node.type(p) == PageType.leaf.rawValue)
         let number = allocate()
         try write(p, as: number)
         pager.releaseAfterFlush(ref)

@@ -228,7 +228,7 @@ extension ValueBox {
     func installDataFile(_ file: StorageFile, meta chosen: MetaPage) throws(BoxwoodError) {
         // Mapped before anything is replaced: when mapping fails the value box keeps its file and pager (a
         // replacement file is closed), so that `pager` is never left nil (see its declaration).
-        let pager = Pager(file: file, validatePage: { page, pageCount in Node.validate(page, pageCount: pageCount) })
+        let pager = Pager(file: file, validatePage: { page, pageCount in PageType.problem(page, pageCount: pageCount) })
         pager.pageCount = chosen.pageCount
         do { try pager.ensureMapped(pages: chosen.pageCount) } catch {
             if file !== dataFile { file.close() }
@@ -293,7 +293,7 @@ extension ValueBox {
             let (p, off) = cursor.cell
             let (key, keyLength) = cursor.key
             guard keyLength == 4, !LeafValue.isOverflow(p, off), LeafValue.codec(p, off) == 0,
-                  let table = Catalog.decode(p + LeafValue.valueOffset(p, off), count: Node.leafValueLength(p, off)) else {
+                  let table = Catalog.decode(p + LeafValue.valueOffset(p, off), count: LeafPage.valueLength(p, off)) else {
                 throw .corrupted(file: dataFile.path, page: nil, reason: "malformed catalog entry")
             }
             state.tables[Catalog.id(fromKey: key)] = table

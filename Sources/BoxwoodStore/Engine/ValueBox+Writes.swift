@@ -276,11 +276,11 @@ extension ValueBox {
     private func removeAt(_ table: inout TableState, path: TreePath, index: Int, keyLength: Int) throws(BoxwoodError) {
         try BTree.touchPath(pager, root: &table.root, path: path)
         let leaf = pager.dirtyMemory(path.refs[path.refs.count - 1])
-        let off = Node.slot(leaf, index)
+        let off = LeafPage(leaf).slot(index)
         table.bytes &-= keyLength + LeafValue.rawLength(leaf, off)   // wrapping: see `put`
         table.entries -= 1
         if let overflow = LeafValue.overflowReference(leaf, off) { try pager.freeOverflow(overflow) }
-        Node.removeCell(leaf, at: index, leaf: true)
+        LeafPage.removeCell(leaf, at: index)
         try BTree.rebalance(pager, root: &table.root, path: path)
         pager.modificationCount &+= 1
     }

@@ -81,81 +81,86 @@ public enum FuzzingSupport {
     /// Initializes the page at `page` as an empty leaf (`leaf`) or branch page.
     public static func initializeTreePage(_ page: UnsafeMutableRawPointer, leaf: Bool) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-        Node.initialize(page, type: leaf ? .leaf : .branch)
+        if leaf { LeafPage.initialize(page) } else { BranchPage.initialize(page) }
     }
 
     /// Appends a raw inline leaf cell (`key`, `value`) as the last cell of the leaf at `page`; false when it
     /// does not fit.
     public static func appendLeafCell(_ page: UnsafeMutableRawPointer, key: [UInt8], value: [UInt8]) -> Bool {
-        var cell = [UInt8](repeating: 0, count: Node.leafCellHeader + key.count + value.count)
+        var cell = [UInt8](repeating: 0, count: LeafPage.cellHeader + key.count + value.count)
         // `cell` holds at least the cell header: never empty, so `baseAddress` is set (here and below).
         cell.withUnsafeMutableBytes { c in
             store16(c.baseAddress!, 0, key.count)
             store32(c.baseAddress!, 3, UInt32(value.count))
-            for (i, b) in key.enumerated() { c[Node.leafCellHeader + i] = b }
-            for (i, b) in value.enumerated() { c[Node.leafCellHeader + key.count + i] = b }
+            for (i, b) in key.enumerated() { c[LeafPage.cellHeader + i] = b }
+            for (i, b) in value.enumerated() { c[LeafPage.cellHeader + key.count + i] = b }
         }
-        return cell.withUnsafeBytes { Node.insertCell(page, at: Node.count(page), $0.baseAddress!, $0.count, leaf: true) }
+        return cell.withUnsafeBytes { LeafPage.appendCell(page, $0.baseAddress!, $0.count) }
     }
 
     // MARK: Page decoders
 
-    /// `Node.validate`: why the page at `page` is malformed, or nil. `pageCount` is the page count of the file
-    /// it came from (nil: a page made in memory).
+    /// `PageType.problem`, the pager's page validator: why the page at `page` is malformed, or nil. `pageCount`
+    /// is the page count of the file it came from (nil: a page made in memory).
     public static func validatePage(_ page: UnsafeRawPointer, pageCount: UInt64?) -> String? {
-        Node.validate(page, pageCount: pageCount)
+        PageType.problem(page, pageCount: pageCount)
     }
 
     /// The page type byte.
-    public static func pageType(_ page: UnsafeRawPointer) -> UInt8 { Node.type(page) }
+    public static func pageType(_ page: UnsafeRawPointer) -> UInt8 { PageType.raw(of: page) }
+
+    private static func isLeaf(_ page: UnsafeRawPointer) -> Bool { PageType.raw(of: page) == PageType.leaf.rawValue }
 
     /// The cells of a validated branch or leaf page, in slot order: key bytes, and for a leaf the value's
     /// codec, whether it is an overflow reference, and its raw (uncompressed) length.
     public static func cells(_ page: UnsafeRawPointer) -> [(key: [UInt8], codec: UInt8, overflow: Bool, rawLength: Int)] {
-        let leaf = Node.type(page) == PageType.leaf.rawValue
         var result: [(key: [UInt8], codec: UInt8, overflow: Bool, rawLength: Int)] = []
-        for i in 0..<Node.count(page) {
-            let (key, length) = Node.key(page, i, leaf: leaf)
-            let bytes = Array(UnsafeRawBufferPointer(start: key, count: length))
-            if leaf {
-                let off = Node.slot(page, i)
-                result.append((bytes, LeafValue.codec(page, off), LeafValue.isOverflow(page, off), LeafValue.rawLength(page, off)))
-            } else {
-                result.append((bytes, 0, false, 0))
+        if isLeaf(page) {
+            let leaf = LeafPage(page)
+            for i in 0..<leaf.count {
+                let (key, length) = leaf.key(i)
+                let off = leaf.slot(i)
+                result.append((Array(UnsafeRawBufferPointer(start: key, count: length)),
+                               LeafValue.codec(page, off), LeafValue.isOverflow(page, off), LeafValue.rawLength(page, off)))
+            }
+        } else {
+            let branch = BranchPage(page)
+            for i in 0..<branch.count {
+                let (key, length) = branch.key(i)
+                result.append((Array(UnsafeRawBufferPointer(start: key, count: length)), 0, false, 0))
             }
         }
         return result
     }
 
-    /// `Node.lowerBound` on a validated branch or leaf page: the first cell whose key is >= `key`, and whether it
-    /// is equal.
+    /// `SlottedPage.lowerBound` on a validated branch or leaf page: the first cell whose key is >= `key`, and
+    /// whether it is equal.
     public static func lowerBound(_ page: UnsafeRawPointer, key: [UInt8]) -> (index: Int, found: Bool) {
-        let leaf = Node.type(page) == PageType.leaf.rawValue
-        return key.withUnsafeBytes { k in
+        key.withUnsafeBytes { k in
             // An empty key has no address: any non-null pointer stands in, as no byte of it is read.
             let base = k.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
-            let (i, found) = Node.lowerBound(page, leaf: leaf, base, k.count)
+            let (i, found) = isLeaf(page) ? LeafPage(page).lowerBound(base, k.count) : BranchPage(page).lowerBound(base, k.count)
             return (i, found)
         }
     }
 
     /// Bytes used by slots and live cells of a validated branch or leaf page.
-    public static func usedBytes(_ page: UnsafeRawPointer) -> Int { Node.usedBytes(page) }
+    public static func usedBytes(_ page: UnsafeRawPointer) -> Int { isLeaf(page) ? LeafPage(page).usedBytes : BranchPage(page).usedBytes }
 
-    /// What a checkpoint does to a validated branch or leaf page before writing it (`Node.clearUnusedSpace`:
+    /// What a checkpoint does to a validated branch or leaf page before writing it (`SlottedPage.clearUnusedSpace`:
     /// compaction and zeroing of the unused bytes), applied in place.
     public static func clearUnusedSpace(_ page: UnsafeMutableRawPointer) {
-        Node.clearUnusedSpace(page, leaf: Node.type(page) == PageType.leaf.rawValue)
+        if isLeaf(page) { LeafPage.clearUnusedSpace(page) } else { BranchPage.clearUnusedSpace(page) }
     }
 
-    /// `Node.compact` on a validated branch or leaf page, in place.
+    /// `SlottedPage.compact` on a validated branch or leaf page, in place.
     public static func compact(_ page: UnsafeMutableRawPointer) {
-        Node.compact(page, leaf: Node.type(page) == PageType.leaf.rawValue)
+        if isLeaf(page) { LeafPage.compact(page) } else { BranchPage.compact(page) }
     }
 
-    /// `Node.removeCell` of cell `index` of a validated branch or leaf page, in place.
+    /// `SlottedPage.removeCell` of cell `index` of a validated branch or leaf page, in place.
     public static func removeCell(_ page: UnsafeMutableRawPointer, at index: Int) {
-        Node.removeCell(page, at: index, leaf: Node.type(page) == PageType.leaf.rawValue)
+        if isLeaf(page) { LeafPage.removeCell(page, at: index) } else { BranchPage.removeCell(page, at: index) }
     }
 
     // MARK: WAL decoders

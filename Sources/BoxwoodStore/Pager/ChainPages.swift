@@ -3,7 +3,7 @@
 /// next page of the chain (0 ends it) and whose `aux` counts what the page holds; the body follows.
 ///
 /// A view of a page from disk is made after the pager verified it (`Pager.diskPage`: checksum, then `problem` below
-/// through `Node.validate`: `aux` fits the page and `link` is a page number of the file), so what it reads stays
+/// through `PageType.problem`: `aux` fits the page and `link` is a page number of the file), so what it reads stays
 /// inside the page. Writing goes through `write`, which fills a whole page (unused bytes zero).
 
 /// Why the chain page at `p` (overflow or freelist) read from a file of `pageCount` pages is malformed, or nil:
@@ -35,7 +35,7 @@ struct OverflowPage {
     }
 
     /// Why the overflow page at `p`, read from a file of `pageCount` pages (nil: made in memory), is malformed; nil
-    /// when it is sound (`Node.validate` calls this for every overflow page the pager reads).
+    /// when it is sound (`PageType.problem` calls this for every overflow page the pager reads).
     static func problem(_ p: UnsafeRawPointer, pageCount: UInt64?) -> String? {
         chainPageProblem(p, capacity: PageLayout.overflowPayload, what: "overflow payload length", pageCount: pageCount)
     }
@@ -71,7 +71,7 @@ struct FreelistPage {
     }
 
     /// Why the freelist page at `p`, read from a file of `pageCount` pages (nil: made in memory), is malformed; nil
-    /// when it is sound (`Node.validate` calls this for every freelist page the pager reads).
+    /// when it is sound (`PageType.problem` calls this for every freelist page the pager reads).
     static func problem(_ p: UnsafeRawPointer, pageCount: UInt64?) -> String? {
         chainPageProblem(p, capacity: PageLayout.freelistEntriesPerPage, what: "freelist entry count", pageCount: pageCount)
     }

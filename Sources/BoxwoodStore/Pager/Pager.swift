@@ -11,7 +11,7 @@ final class Pager {
     let pageSize = PageLayout.pageSize
     /// Checks the structure of a checkpointed page whose checksum matched, the first time it is touched: nil when
     /// it is sound, else why not. The pager knows pages as checksummed blocks; what a page holds is the tree's
-    /// business (`Node.validate`), handed in by the owner of the trees.
+    /// business (`PageType.problem`), handed in by the owner of the trees.
     private let validatePage: (_ page: UnsafeRawPointer, _ pageCount: UInt64) -> String?
 
     // MARK: Mapping of checkpointed pages
