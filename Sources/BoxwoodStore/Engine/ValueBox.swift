@@ -123,7 +123,17 @@ public final class ValueBox {
     /// Aborts an open transaction, checkpoints (unless read-only, failed, or another value box is writing
     /// right now) and closes the files.
     public func close() throws(BoxwoodError) {
-        if isClosed { return }
+        if isClosed {
+            // A recovery whose reopen failed (`reopen`) left the files released but `failure` set, so that the next
+            // call retries it, and the header attached, maybe with the writer lock held. Closing ends that: nothing
+            // is retried behind the caller's back, and no lock outlives the value box.
+            if failure != nil {
+                commitWatchers.stopAll()
+                detachHeader()
+                failure = nil
+            }
+            return
+        }
         if transaction != nil { abort() }
         endRead()
         var closeError: BoxwoodError? = nil
