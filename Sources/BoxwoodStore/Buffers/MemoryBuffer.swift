@@ -162,8 +162,12 @@ public final class ReadBuffer: MemoryBuffer, @unchecked Sendable {
     public func copy() -> ReadBuffer { ReadBuffer(copying: bytes) }
 }
 
-/// `malloc(count)` for a buffer's memory. A failed allocation traps, as Swift's own allocations do: the buffers'
-/// initializers and writes cannot throw (Postbox's API).
+/// `malloc(count)` for a buffer's memory. The initializers and writes of Postbox's buffer API cannot throw, so a
+/// failed allocation traps. Invariant that keeps bytes from files or the network away from it: `count` is always
+/// the size of bytes the caller already holds in memory (a copy) or is appending; the engine allocates buffers whose
+/// length it read from a file itself, with `allocateBytes`, and throws `.io(malloc, ENOMEM)` when that fails
+/// (`ValueBytes.makeReadBuffer`, `LeafValue.readOverflowChain`). So only a process already out of memory reaches the
+/// trap, as it would at any Swift allocation.
 @inline(__always)
 private func ownedBytes(_ count: Int) -> UnsafeMutableRawPointer {
     guard let memory = allocateBytes(count) else { outOfMemory(count) }

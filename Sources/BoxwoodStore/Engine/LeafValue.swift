@@ -11,10 +11,14 @@ struct ValueBytes {
 
     func release() { if let owned { freeBytes(owned) } }
 
-    /// A `ReadBuffer` that owns a copy (or takes over the owned memory).
-    func makeReadBuffer() -> ReadBuffer {
+    /// A `ReadBuffer` that owns a copy (or takes over the owned memory). The length came from a page of `path`, so
+    /// a copy that cannot be allocated is `.io(malloc, ENOMEM)`, never a trap (`MemoryBuffer`'s own initializers
+    /// cannot throw).
+    func makeReadBuffer(path: String) throws(BoxwoodError) -> ReadBuffer {
         if let owned { return ReadBuffer(memory: owned, length: count, freeWhenDone: true) }
-        return ReadBuffer(copying: UnsafeRawBufferPointer(start: pointer, count: count))
+        guard let copy = allocateBytes(max(count, 1)) else { throw .io(operation: "malloc", path: path, errno: Errno.noMemory.rawValue) }
+        if count > 0 { copy.copyMemory(from: pointer, byteCount: count) }
+        return ReadBuffer(memory: copy, length: count, freeWhenDone: true)
     }
 }
 

@@ -7,7 +7,7 @@ extension ValueBox {
         guard let state = try existingTable(table), state.root != 0 else { return nil }
         return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> ReadBuffer? in
             guard let (page, off) = try BTree.find(pager, root: state.root, k, n) else { return nil }
-            return try LeafValue.read(pager, page, off).makeReadBuffer()
+            return try LeafValue.read(pager, page, off).makeReadBuffer(path: pager.file.path)
         }
     }
 
@@ -251,7 +251,7 @@ extension ValueBox {
             if needValue || lendValue {
                 let (page, off) = cursor.cell
                 let read = try LeafValue.read(pager, page, off)
-                if needValue { value = read.makeReadBuffer() } else {
+                if needValue { value = try read.makeReadBuffer(path: pager.file.path) } else {
                     bytes = read
                     lent = UnsafeRawBufferPointer(start: read.pointer, count: read.count)
                 }

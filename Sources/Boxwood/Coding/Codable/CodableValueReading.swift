@@ -65,7 +65,7 @@ struct CodableSlot {
 
     /// Any `Decodable`, through a nested ``AdaptedPostboxDecoder`` (`Data` straight from a bytes field).
     func decodable<T: Decodable>(_ type: T.Type) throws -> T {
-        if type == Data.self { return try data() as! T }  // `T` is `Data`: the cast cannot fail
+        if type == Data.self, let bytes = try data() as? T { return bytes }
         return try T(from: AdaptedPostboxDecoder(slot: self))
     }
 
