@@ -88,7 +88,7 @@ let package = Package(
         // The fuzz targets (Fuzz/README.md): harnesses shared by the libFuzzer driver `boxwood-fuzz` (built with
         // `-sanitize=fuzzer,address` by scripts/fuzz.sh; replays corpus files when built normally) and the corpus
         // regression tests.
-        .target(name: "BoxwoodFuzzTargets", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"],
+        .target(name: "BoxwoodFuzzTargets", dependencies: ["BoxwoodStore", "BoxwoodStoreTesting", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"],
                 path: "Fuzz/Sources/BoxwoodFuzzTargets"),
         .executableTarget(name: "boxwood-fuzz", dependencies: ["BoxwoodFuzzTargets"], path: "Fuzz/Sources/boxwood-fuzz"),
         // What several test targets share (finding the executables they run as child processes).

@@ -14,7 +14,9 @@
 # A summary of each run (executions, executions/s, crashes) is appended to .build-fuzz/fuzz-summary.txt.
 #
 # `smoke` skips (exit 0, with a message) when the toolchain cannot build a libFuzzer binary; it fails when a
-# target crashes. Environment: SWIFT (default swift), FUZZ_SCRATCH (default .build-fuzz).
+# target crashes. Environment: SWIFT (default swift), FUZZ_SCRATCH (default .build-fuzz), FUZZ_BUILD=0 (`run`
+# without building first), BOXWOOD_FUZZ_FILES=memory|disk (where the database targets' files live; see
+# Fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -188,7 +190,8 @@ case "$command" in
     run)
         seconds=${1:-600}
         shift || true
-        build
+        # FUZZ_BUILD=0 runs the binary already built (long background runs while the sources are being edited).
+        [ "${FUZZ_BUILD:-1}" = 0 ] || build
         targets=("$@")
         [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(all_targets)
         failed=()

@@ -39,14 +39,17 @@ struct CorpusRegressionTests {
         let known = Self.knownCrashes()
         let expectedCrashes = files.filter { known.contains("\(target)/\(URL(fileURLWithPath: $0).lastPathComponent)") }
         let regular = files.filter { !expectedCrashes.contains($0) }
-        if !regular.isEmpty {
-            let result = try Self.run(executable, [target] + regular)
+        // Every input on both file backings of the database targets (`ScratchFiles`): real files, and the in-memory
+        // disk fuzzing uses.
+        for backing in ["disk", "memory"] where !regular.isEmpty {
+            let result = try Self.run(executable, [target] + regular, files: backing)
             if result.status != 0 {
                 // Name the input that crashed: the last one the replay announced.
                 let culprit = result.stderr.split(separator: "\n").last { $0.hasPrefix("replaying ") }?.dropFirst("replaying ".count)
                 Issue.record("""
-                    \(target): replaying \(culprit.map(String.init) ?? "the corpus") crashed (status \(result.status)). \
-                    Reproduce: boxwood-fuzz \(target) \(culprit.map(String.init) ?? directory)
+                    \(target): replaying \(culprit.map(String.init) ?? "the corpus") on the \(backing) backing crashed \
+                    (status \(result.status)). \
+                    Reproduce: BOXWOOD_FUZZ_FILES=\(backing) boxwood-fuzz \(target) \(culprit.map(String.init) ?? directory)
                     \(Self.crashSummary(result.stderr))
                     """)
             }
@@ -70,10 +73,14 @@ struct CorpusRegressionTests {
     }
 
     /// Runs `executable` with `arguments`; its exit status (128 + signal when killed) and standard error.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    /// Runs `boxwood-fuzz` with `arguments`, its database targets on the `files` backing (`BOXWOOD_FUZZ_FILES`).
+    static func run(_ executable: String, _ arguments: [String], files: String = "disk") throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["BOXWOOD_FUZZ_FILES"] = files
+        process.environment = environment
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
