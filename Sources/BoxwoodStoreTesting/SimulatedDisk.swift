@@ -85,6 +85,11 @@ public final class SimulatedDisk: StorageFileSystem {
         powerCutAt = operationCount + max(1, n)
     }
 
+    /// Forgets failures scheduled with ``scheduleFailure(afterOperations:errno:)`` that have not happened yet.
+    public func cancelScheduledFailures() {
+        failures = [:]
+    }
+
     /// The `n`-th mutating operation from now (`n` ≥ 1) fails with `errno` (`ENOSPC`, `EIO`, ...).
     public func scheduleFailure(afterOperations n: Int, errno: Int32) {
         failures[operationCount + max(1, n)] = errno
@@ -190,6 +195,15 @@ public final class SimulatedDisk: StorageFileSystem {
         return SimulatedCoordinationFile(path: path, region: region)
     }
 
+    /// The names directly inside `directory` (files and directories), sorted: what a test expects a directory to
+    /// hold after an operation that must leave nothing behind.
+    public func names(in directory: String) -> [String] {
+        let directory = SimulatedDisk.normalized(directory)
+        return entries.keys.filter { $0 != directory && SimulatedDisk.parent(of: $0) == directory }
+            .map { String($0.dropFirst(directory == "/" ? 1 : directory.count + 1)) }
+            .sorted()
+    }
+
     public func kind(of path: String) -> FileKind? {
         switch entries[SimulatedDisk.normalized(path)] {
         case .file?: return .regular
@@ -233,16 +247,36 @@ public final class SimulatedDisk: StorageFileSystem {
         }
     }
 
+    public func removeDirectory(_ path: String) throws(BoxwoodError) {
+        let path = SimulatedDisk.normalized(path)
+        guard case .directory? = entries[path] else {
+            if entries[path] != nil { throw .io(operation: "rmdir", path: path, errno: Errno.notDirectory.rawValue) }
+            return
+        }
+        if entries.keys.contains(where: { $0 != path && SimulatedDisk.parent(of: $0) == path }) {
+            throw .io(operation: "rmdir", path: path, errno: Errno.directoryNotEmpty.rawValue)
+        }
+        try perform(.directory, path: path) { (failure: InjectedFailure?) in
+            guard failure == nil else { return }
+            self.entries[path] = nil
+            self.pendingDirectoryChanges.append((SimulatedDisk.parent(of: path), { $0[path] = nil }))
+        }
+    }
+
     public func rename(_ from: String, to: String) throws(BoxwoodError) {
-        guard let entry = entries[from] else { throw .io(operation: "rename", path: from, errno: Errno.noSuchFileOrDirectory.rawValue) }
+        guard entries[from] != nil else { throw .io(operation: "rename", path: from, errno: Errno.noSuchFileOrDirectory.rawValue) }
+        // A directory moves with everything under it (a backup renames its finished directory into place).
+        func move(_ table: inout [String: Entry]) {
+            for path in Array(table.keys) where path == from || path.hasPrefix(from + "/") {
+                let moved = table.removeValue(forKey: path)
+                table[to + path.dropFirst(from.count)] = moved
+            }
+        }
         try perform(.directory, path: from) { (failure: InjectedFailure?) in
             guard failure == nil else { return }
-            self.entries[from] = nil
-            self.entries[to] = entry
+            move(&self.entries)
             // Both names live in one directory in Boxwood's use; the change is journaled as one.
-            self.pendingDirectoryChanges.append((SimulatedDisk.parent(of: to), { durable in
-                if let moved = durable[from] { durable[from] = nil; durable[to] = moved }
-            }))
+            self.pendingDirectoryChanges.append((SimulatedDisk.parent(of: to), { durable in move(&durable) }))
         }
     }
 

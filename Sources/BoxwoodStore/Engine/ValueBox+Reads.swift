@@ -175,6 +175,20 @@ extension ValueBox {
         }
     }
 
+    /// Every entry of `table` in ascending order, each key in its internal form and each value's bytes lent
+    /// (valid only during the call, never copied); the callback returns false to stop. For copying a table
+    /// whole (``backup(to:progress:)``).
+    func walkEntriesLending(_ table: ValueBoxTable, _ visit: ((UnsafeRawPointer, Int), UnsafeRawBufferPointer) -> Bool) throws(BoxwoodError) {
+        let pinned = try enterRead()
+        defer { exitRead(pinned) }
+        guard let state = try existingTable(table), state.root != 0 else { return }
+        var cursor = Cursor(pager: pager, root: state.root)
+        try cursor.seekFirst()
+        try iterate(&cursor, table: table, ascending: true, end: nil, limit: 0, needValue: false, lendValue: true) { key, lent, _ in
+            visit(key, lent) ? .accept : .stop
+        }
+    }
+
     /// Postbox's range rules over internal keys.
     private func walk(_ table: ValueBoxTable, start: ValueBoxKey, end: ValueBoxKey, limit: Int, needValue: Bool,
                       _ visit: (ValueBoxKey, ReadBuffer?) -> ValueBoxFilterResult) throws(BoxwoodError) {

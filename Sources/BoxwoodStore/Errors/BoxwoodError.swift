@@ -55,6 +55,9 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Something other than a regular file has the name compaction writes its new data file under
     /// (`data.compact`): compaction does not remove or write through what it did not create. Opening ignores it.
     case compactionFileBlocked(path: String)
+    /// A backup (or another command that creates a new database) was given a destination that already exists:
+    /// nothing is ever written over it.
+    case destinationExists(path: String)
 
     public var description: String {
         switch self {
@@ -104,6 +107,8 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) is a symbolic link; Boxwood keeps its files in the database directory itself (compaction would replace the link and leave the old file unscrubbed)"
         case let .compactionFileBlocked(path):
             return "\(path) is in the way: it is not a regular file, so compaction will not replace it; remove it and compact again"
+        case let .destinationExists(path):
+            return "\(path) already exists; a backup is only written to a new path"
         }
     }
 }

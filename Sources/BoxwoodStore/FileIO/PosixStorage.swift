@@ -93,6 +93,10 @@ public final class PosixFileSystem: StorageFileSystem, Sendable {
         do { try FileSystemCalls.removeFile(FilePath(path)) } catch { throw .io(operation: "unlink", path: path, errno: error.rawValue) }
     }
 
+    public func removeDirectory(_ path: String) throws(BoxwoodError) {
+        do { try FileSystemCalls.removeDirectory(FilePath(path)) } catch { throw .io(operation: "rmdir", path: path, errno: error.rawValue) }
+    }
+
     public func rename(_ from: String, to: String) throws(BoxwoodError) {
         do { try FileSystemCalls.rename(FilePath(from), to: FilePath(to)) } catch { throw .io(operation: "rename", path: from, errno: error.rawValue) }
     }

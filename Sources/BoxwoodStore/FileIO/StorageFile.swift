@@ -39,8 +39,10 @@ public protocol StorageFileSystem: AnyObject {
     func syncDirectory(_ path: String) throws(BoxwoodError)
     /// Removes a file (not an error if it is missing).
     func removeFile(_ path: String) throws(BoxwoodError)
-    /// Atomically renames a file.
+    /// Atomically renames a file or a directory.
     func rename(_ from: String, to: String) throws(BoxwoodError)
+    /// Removes an empty directory (not an error if it is missing).
+    func removeDirectory(_ path: String) throws(BoxwoodError)
     /// Opens (creating when missing) the coordination file that processes sharing a database map and lock
     /// (see ``CoordinationFile``).
     func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile

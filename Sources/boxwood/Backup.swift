@@ -1,0 +1,44 @@
+import ArgumentParser
+import BoxwoodStore
+
+/// `boxwood backup DB DEST [--json]`: a hot backup (``ValueBox/backup(to:progress:)``): a consistent copy of one
+/// snapshot of `DB`, written while other processes keep committing (no writer lock is taken), into the new
+/// directory `DEST`.
+///
+/// The copy is written under a temporary name beside `DEST` (`DEST.partial-<random>`), synced and renamed, so a
+/// kill or a failure never leaves a half backup under `DEST`. It is compact (packed pages, no free pages). Prints
+/// the snapshot's version and what was copied (with `--json`:
+/// `{"path": "...", "version": N, "tables": N, "entries": N, "bytes": N}`). A progress bar shows on stderr when it
+/// is a terminal. Exit 0 on success; 1 when `DB` cannot be read or the copy cannot be written (nothing is left under
+/// `DEST`); 2 when `DEST` already exists.
+struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy a consistent snapshot of a database to a new directory while others keep writing.",
+        discussion: "The copy is compact, written under a temporary name, synced, and renamed to DEST: a kill never leaves a half backup under DEST. DEST must not exist."
+    )
+
+    @Argument(help: "The database directory.") var db: String
+    @Argument(help: "The new directory for the copy (must not exist).") var dest: String
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let box = try openReadOnly(db)
+        defer { try? box.close() }
+        let bar = ProgressBar.onTerminal(unit: .entries)
+        let result: BackupResult
+        do {
+            result = try box.backup(to: dest) { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
+        } catch {
+            bar?.clear()
+            printError(explain(error))
+            if case .destinationExists = error { throw ExitCode(ExitStatus.badInput) }
+            throw ExitCode(ExitStatus.failure)
+        }
+        bar?.finish()
+        if json {
+            print("{\"path\": \(jsonString(dest)), \"version\": \(result.version), \"tables\": \(result.tables), \"entries\": \(result.entries), \"bytes\": \(result.bytes)}")
+        } else {
+            print("backed up \(db) at version \(result.version) to \(dest): \(counted(result.tables, "table")), \(counted(result.entries, "entry")), \(formatBytes(result.bytes))")
+        }
+    }
+}
