@@ -9,9 +9,9 @@ import BoxwoodStore
 /// kill or a failure never leaves a half backup under `DEST`. It is compact (packed pages, no free pages). Prints
 /// the snapshot's version and what was copied (with `--json`:
 /// `{"path": "...", "version": N, "tables": N, "entries": N, "bytes": N}`). A progress bar shows on stderr when it
-/// is a terminal. Exit 0 on success; 1 when `DB` cannot be read or the copy cannot be written (nothing is left under
-/// `DEST`); 2 when `DEST` already exists.
-struct Backup: ParsableCommand {
+/// is a terminal. Exit 0 on success; 1 when `DB` is missing or the copy cannot be written (nothing is left under
+/// `DEST`); 2 when `DEST` already exists or `DB` is not a database; 3 when `DB` is damaged; 4 when it is locked.
+struct Backup: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(
         abstract: "Copy a consistent snapshot of a database to a new directory while others keep writing.",
         discussion: "The copy is compact, written under a temporary name, synced, and renamed to DEST: a kill never leaves a half backup under DEST. DEST must not exist."
@@ -30,9 +30,7 @@ struct Backup: ParsableCommand {
             result = try box.backup(to: dest) { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
         } catch {
             bar?.clear()
-            printError(explain(error))
-            if case .destinationExists = error { throw ExitCode(ExitStatus.badInput) }
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(error, database: db)
         }
         bar?.finish()
         if json {

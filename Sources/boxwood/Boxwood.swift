@@ -6,29 +6,31 @@ import Glibc
 import Darwin
 #endif
 
-/// The `boxwood` command-line tool: inspect, dump, load and verify Boxwood databases, and run a storage demo.
+/// The `boxwood` command-line tool: inspect, dump, load, verify, back up and watch Boxwood databases, and run a
+/// storage demo.
 ///
-/// Exit codes: 0 success, 1 failure (engine or I/O error, `check` found problems), 2 bad input or usage.
-/// Every failure prints one message on stderr; the tool never traps.
+/// Every failure is reported one way (``CommandFailure``): one line `boxwood: <what> (<where>)` on stderr, or with
+/// `--json` an `{"error": {...}}` object on stdout; exit codes are ``ExitStatus``. The tool never traps.
 @main
 struct BoxwoodCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "boxwood",
-        abstract: "Inspect, dump, load, verify and watch Boxwood databases; search and read synced chats.",
-        discussion: "A database is a directory holding the files 'data' and 'wal'. Exit codes: 0 ok, 1 failure, 2 bad input or usage.",
+        abstract: "Inspect, dump, load, verify, back up and watch Boxwood databases; search and read synced chats.",
+        discussion: "A database is a directory holding the files 'data' and 'wal'. " + ExitStatus.summary
+            + " Errors: one line 'boxwood: <what> (<where>)' on stderr; with --json, {\"error\": {\"code\", \"message\", \"path\"}} on stdout.",
         subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Backup.self, Watch.self, Search.self, History.self, Demo.self, Workload.self]
     )
 
-    /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64).
+    /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64) and a
+    /// ``CommandFailure`` is reported by the error contract.
     static func main() {
         // A closed pipe becomes a write error (reported, exit 1) instead of a kill by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
+        var command: ParsableCommand
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            command = try parseAsRoot()
         } catch {
-            let code = exitCode(for: error)
-            if code == .validationFailure {
+            if exitCode(for: error) == .validationFailure {
                 writeStderr(fullMessage(for: error))
                 fflush(nil)
                 exitProcess(ExitStatus.badInput)
@@ -36,17 +38,21 @@ struct BoxwoodCommand: ParsableCommand {
             fflush(nil)
             exit(withError: error)
         }
+        do {
+            try command.run()
+        } catch let failure as CommandFailure {
+            failure.report(json: (command as? JSONOutput)?.json ?? false)
+            fflush(nil)
+            exitProcess(failure.status)
+        } catch {
+            fflush(nil)
+            exit(withError: error)
+        }
     }
 }
 
-/// Exit codes shared by the subcommands.
-enum ExitStatus {
-    static let failure: Int32 = 1
-    static let badInput: Int32 = 2
-}
-
-/// Writes a message line to stderr, prefixed with `boxwood: `.
-func printError(_ message: String) {
+/// Writes a note (not an error: errors are ``CommandFailure``s) to stderr, prefixed with `boxwood: `.
+func printNote(_ message: String) {
     writeStderr("boxwood: " + message)
 }
 

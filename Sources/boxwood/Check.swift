@@ -4,17 +4,16 @@ import BoxwoodStore
 /// `boxwood check DB [--json]`: runs ``ValueBox/check()`` on a read-only open (every checksum, key order,
 /// tree shape, per-table counts and page accounting).
 ///
-/// Sound: prints `ok` and exits 0. Otherwise prints each problem on its own line and exits 1. With `--json`
-/// prints `{"ok": true|false, "problems": [...], "pages_checked": N, "entries_checked": N, "wal_torn_tail_bytes": N}`.
-/// A torn tail at the end of the WAL (an interrupted append, which the next writer cuts) is not a problem; it is
-/// noted on stderr. A database
-/// that cannot even be opened is a failure too (exit 1, message on stderr; with `--json` also a JSON
-/// object with `ok: false` and the reason as its problem). A progress bar (pages) shows on stderr when it is
-/// a terminal and the check takes more than a moment.
-struct Check: ParsableCommand {
+/// Sound: prints `ok` and exits 0. Otherwise prints every problem found, each on its own line, and exits 3 (damaged).
+/// With `--json` prints `{"ok": true|false, "problems": [...], "pages_checked": N, "entries_checked": N,
+/// "wal_torn_tail_bytes": N}`. A torn tail at the end of the WAL (an interrupted append, which the next writer cuts)
+/// is not a problem; it is noted on stderr. A database that cannot even be opened is reported by the error contract
+/// (``CommandFailure``: exit 1 missing, 2 not a database, 3 damaged beyond opening, 4 locked). A progress bar (pages)
+/// shows on stderr when it is a terminal and the check takes more than a moment.
+struct Check: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(
         abstract: "Verify every checksum, key order, tree shape and free-space accounting.",
-        discussion: "Exit code 0 when the database is sound, 1 when a problem was found or it cannot be opened."
+        discussion: "Lists every problem found. Exit code 0 when the database is sound, 3 when it is damaged, 1 when it is missing, 2 when it is not a database, 4 when it is locked."
     )
 
     @Argument(help: "The database directory.") var db: String
@@ -26,11 +25,7 @@ struct Check: ParsableCommand {
         do {
             box = try ValueBox(path: db, options: ValueBoxOptions(readOnly: true))
         } catch {
-            if json {
-                print("{\"ok\": false, \"problems\": [\(jsonString(explain(error)))], \"pages_checked\": 0, \"entries_checked\": 0}")
-            }
-            printError(explain(error))
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(error, database: db)
         }
         defer { try? box.close() }
         let bar = ProgressBar.onTerminal(unit: .pages)
@@ -39,13 +34,12 @@ struct Check: ParsableCommand {
             report = try box.check { progress in bar?.show(done: progress.pagesChecked, total: max(progress.pagesTotal, progress.pagesChecked)) }
         } catch {
             bar?.clear()
-            printError(explain(error))
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(error, database: db)
         }
         bar?.finish()
         let torn = box.lastRecovery?.tornTailBytes ?? 0
         if let recovery = box.lastRecovery, let offset = recovery.tornTailOffset {
-            printError("note: \(db)/wal ends in a torn tail of \(recovery.tornTailBytes) bytes at offset \(offset) after "
+            printNote("note: \(db)/wal ends in a torn tail of \(recovery.tornTailBytes) bytes at offset \(offset) after "
                        + "\(recovery.replayedCommits) commit(s): an append that never finished; the next writer cuts it")
         }
         if json {
@@ -57,8 +51,9 @@ struct Check: ParsableCommand {
             for problem in report.problems { print(problem) }
         }
         if !report.isOK {
-            printError("\(db): check found \(report.problems.count) problem(s)")
-            throw ExitCode(ExitStatus.failure)
+            // The problems are the output; the exit code says the database is damaged.
+            if !json { printNote("\(db): check found \(counted(report.problems.count, "problem"))") }
+            throw ExitCode(ExitStatus.damaged)
         }
     }
 }

@@ -12,7 +12,7 @@ import Darwin
 /// Shows a progress bar on stderr when stderr is a terminal. Prints the sizes before and after (with `--json`:
 /// `{"bytes_before": N, "bytes_after": N, "free_pages_before": N, "entries": N}`). Exit 0 on success, 1 when
 /// the database cannot be opened or compacted (nothing is lost: the old file stays until the swap).
-struct Compact: ParsableCommand {
+struct Compact: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(
         abstract: "Rewrite the database into a minimal file and swap it in atomically.",
         discussion: "Readers keep working meanwhile; writers wait for the writer lock. A crash or kill leaves either the old or the new file, both complete."
@@ -35,8 +35,7 @@ struct Compact: ParsableCommand {
             result = try box.compact { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
         } catch {
             bar?.clear()
-            printError(explain(error))
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(error, database: db)
         }
         bar?.finish()
         if json {

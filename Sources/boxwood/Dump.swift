@@ -25,14 +25,13 @@ struct Dump: ParsableCommand {
     func run() throws {
         let box = try openReadOnly(db)
         defer { try? box.close() }
-        let tables = try engine { () throws(BoxwoodError) in try box.allTables() }
+        let tables = try engine(db) { () throws(BoxwoodError) in try box.allTables() }
         if let table, !tables.contains(where: { $0.id == table }) {
-            printError("\(db) has no table \(table)")
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.failure, "no table \(table)", place: db)
         }
         // Progress (entries) on a terminal's stderr, unless the dump itself scrolls on the terminal.
         let bar = ProgressBar.onTerminal(unit: .entries, unlessStdoutIsTerminal: true)
-        let total = bar == nil ? 0 : try engine { () throws(BoxwoodError) in
+        let total = bar == nil ? 0 : try engine(db) { () throws(BoxwoodError) in
             try box.tableStatistics().filter { table == nil || $0.id == table }.reduce(0) { $0 + $1.entries }
         }
         var done = 0
@@ -41,7 +40,7 @@ struct Dump: ParsableCommand {
         for t in tables where table == nil || t.id == table {
             out.write("table \(t.id) \(t.keyType)\n")
             if t.keyType == .int64 {
-                try engine { () throws(BoxwoodError) in
+                try engine(db) { () throws(BoxwoodError) in
                     try box.scanInt64(t, values: { key, value in
                         out.writeInt(key)
                         out.writeByte(9)
@@ -53,7 +52,7 @@ struct Dump: ParsableCommand {
                     })
                 }
             } else {
-                try engine { () throws(BoxwoodError) in
+                try engine(db) { () throws(BoxwoodError) in
                     try box.scan(t, values: { key, value in
                         key.withUnsafeBytes { out.writeHex($0) }
                         out.writeByte(9)
@@ -70,8 +69,7 @@ struct Dump: ParsableCommand {
         out.flush()
         if out.error == nil { bar?.finish() }
         if let error = out.error {
-            printError(error.message)
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.failure, error.message, place: nil)
         }
     }
 }

@@ -21,7 +21,7 @@ import BoxwoodSync
 /// "id", "date", "date_text", "author", "author_name", "outgoing", "pinned", "edited", "edit_version",
 /// "unsent", "text"}` or `{"type": "hole", "from", "to"}`. A chat the database knows nothing about is an error
 /// (exit 1).
-struct History: ParsableCommand {
+struct History: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(
         abstract: "Show a chat of a sync database: messages newest first, with its holes.",
         discussion: "PEERID is namespace:id (2:3001) or the packed Int64 form. Dates in UTC."
@@ -60,8 +60,7 @@ struct History: ParsableCommand {
                         state: state, authorNames: authorNames)
         }
         guard chat.isKnown else {
-            printError("\(db) has no chat \(peerId) (no stored peer and no messages)")
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.failure, "no chat \(peerId) (no stored peer and no messages)", place: db)
         }
         let rows = HistoryRows(chat.state, limit: limit)
         if json {

@@ -49,22 +49,16 @@ struct Load: ParsableCommand {
     }
 
     /// A load failure: a message and an exit code.
-    struct Failure: Error {
-        let message: String
-        let code: Int32
-    }
-
     func run() throws {
         // The header is checked before the database is opened (or created).
         let reader = LineReader()
         let headerOK = reader.nextLine { $0.elementsEqual(DumpText.header.utf8) }
         if headerOK != true {
             if let code = reader.readErrno {
-                printError("reading stdin failed: \(String(cString: strerror(code))) (errno \(code))")
-                throw ExitCode(ExitStatus.failure)
+                throw CommandFailure(status: ExitStatus.failure, "reading stdin failed: \(String(cString: strerror(code))) (errno \(code))", place: "stdin")
             }
-            printError("stdin line 1: " + (headerOK == nil ? "empty input; " : "") + "expected the header line '\(DumpText.header)'")
-            throw ExitCode(ExitStatus.badInput)
+            throw CommandFailure(status: ExitStatus.badInput, (headerOK == nil ? "empty input; " : "") + "expected the header line '\(DumpText.header)'",
+                                 place: "stdin line 1")
         }
         var options = ValueBoxOptions(durability: durability.durability)
         options.lockTimeout = lockTimeout
@@ -73,8 +67,8 @@ struct Load: ParsableCommand {
         loader.engineTables = engineTables
         loader.bar = ProgressBar.onTerminal(unit: .bytes)
         loader.inputSize = reader.remainingFileSize.map { $0 + reader.bytesRead }
-        var failure: Failure? = nil
-        do throws(Failure) {
+        var failure: CommandFailure? = nil
+        do throws(CommandFailure) {
             try loader.run(reader)
         } catch {
             failure = error
@@ -82,19 +76,18 @@ struct Load: ParsableCommand {
         if let failure {
             box.abort()
             try? box.close()
-            printError(failure.message)
-            throw ExitCode(failure.code)
+            throw failure
         }
         do {
             try box.close()
         } catch {
-            printError(explain(error))
+            let failure = CommandFailure(error, database: db)
             if case let .io(_, _, code) = error, code == ENOSPC {
                 // The close checkpoint could not write the pages: the commits printed above are in the WAL.
-                printError("every committed entry is safe in the WAL; free some space on the disk, and the next command that "
-                    + "writes to \(db) finishes the checkpoint")
+                throw CommandFailure(status: failure.status, failure.message + ". Every committed entry is safe in the WAL; the next "
+                                     + "command that writes to \(db) finishes the checkpoint", place: failure.place)
             }
-            throw ExitCode(ExitStatus.failure)
+            throw failure
         }
     }
 }
@@ -124,31 +117,31 @@ struct Loader {
         self.batch = batch
     }
 
-    private func bad(_ line: Int, _ message: String) -> Load.Failure {
-        Load.Failure(message: "stdin line \(line): \(message)", code: ExitStatus.badInput)
+    private func bad(_ line: Int, _ message: String) -> CommandFailure {
+        CommandFailure(status: ExitStatus.badInput, message, place: "stdin line \(line)")
     }
 
-    private func engineFailure(_ error: BoxwoodError, line: Int? = nil) -> Load.Failure {
+    private func engineFailure(_ error: BoxwoodError, line: Int? = nil) -> CommandFailure {
         switch error {
         case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch, .reservedTableId:
             return bad(line ?? 0, error.description)
         default:
-            let prefix = line.map { "stdin line \($0): " } ?? ""
-            return Load.Failure(message: prefix + explain(error), code: ExitStatus.failure)
+            let failure = CommandFailure(error)
+            return CommandFailure(status: failure.status, failure.message, place: line.map { "stdin line \($0)" } ?? failure.place)
         }
     }
 
     /// Loads the lines after the header.
-    mutating func run(_ reader: LineReader) throws(Load.Failure) {
+    mutating func run(_ reader: LineReader) throws(CommandFailure) {
         do {
             for t in try box.allTables() { existing[t.id] = t.keyType }
             try box.begin()
         } catch {
             throw engineFailure(error)
         }
-        var failure: Load.Failure? = nil
-        while failure == nil, let result = reader.nextLine({ line -> Load.Failure? in
-            do throws(Load.Failure) { try handle(line, number: reader.lineNumber) } catch { return error }
+        var failure: CommandFailure? = nil
+        while failure == nil, let result = reader.nextLine({ line -> CommandFailure? in
+            do throws(CommandFailure) { try handle(line, number: reader.lineNumber) } catch { return error }
             if let bar, reader.lineNumber & 1023 == 0 {
                 bar.show(done: reader.bytesRead, total: inputSize, detail: "\(total) entries")
             }
@@ -158,14 +151,14 @@ struct Loader {
         }
         if let failure { throw failure }
         if let code = reader.readErrno {
-            throw Load.Failure(message: "reading stdin failed: \(String(cString: strerror(code))) (errno \(code))", code: ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.failure, "reading stdin failed: \(String(cString: strerror(code))) (errno \(code))", place: "stdin")
         }
         if dirty || !committedOnce { try commit(line: nil, reopen: false) }
         bar?.clear()
         box.abort()
     }
 
-    private mutating func handle(_ line: UnsafeRawBufferPointer, number: Int) throws(Load.Failure) {
+    private mutating func handle(_ line: UnsafeRawBufferPointer, number: Int) throws(CommandFailure) {
         if line.starts(with: "table ".utf8) || line.elementsEqual("table".utf8) {
             try tableLine(line, number: number)
             return
@@ -205,7 +198,7 @@ struct Loader {
     }
 
     /// `table <id> <binary|int64>`: switches to (and if needed creates) the table.
-    private mutating func tableLine(_ line: UnsafeRawBufferPointer, number: Int) throws(Load.Failure) {
+    private mutating func tableLine(_ line: UnsafeRawBufferPointer, number: Int) throws(CommandFailure) {
         let text = String(decoding: line, as: UTF8.self)
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
@@ -246,7 +239,7 @@ struct Loader {
     }
 
     /// Commits, prints `committed <total>` and (when `reopen`) begins the next transaction.
-    private mutating func commit(line: Int?, reopen: Bool = true) throws(Load.Failure) {
+    private mutating func commit(line: Int?, reopen: Bool = true) throws(CommandFailure) {
         do {
             try box.commit()
         } catch {

@@ -6,44 +6,33 @@ import Glibc
 import Darwin
 #endif
 
-/// Opens a database read-only for the inspecting subcommands (it never waits for, or blocks, a writer),
-/// turning errors into one message on stderr and exit code 1. Notes a writer that crashed mid-write first.
-func openReadOnly(_ path: String) throws -> ValueBox {
+/// Opens a database read-only for the inspecting subcommands (it never waits for, or blocks, a writer); an error
+/// is a ``CommandFailure``. Notes a writer that crashed mid-write first.
+func openReadOnly(_ path: String) throws(CommandFailure) -> ValueBox {
     noteIfLastWriterCrashed(path)
     do {
         return try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
     } catch {
-        printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
+        throw CommandFailure(error, database: path)
     }
 }
 
 /// Opens (creating when missing) a database for writing, waiting up to `lockTimeout` seconds for another
-/// writer; errors become one message on stderr and exit code 1.
-func openWritable(_ path: String, options: ValueBoxOptions) throws -> ValueBox {
+/// writer; an error is a ``CommandFailure``.
+func openWritable(_ path: String, options: ValueBoxOptions) throws(CommandFailure) -> ValueBox {
     noteIfLastWriterCrashed(path, recoversNow: true)
     noteIfWriterLockHeld(path, timeout: options.lockTimeout)
     do {
         return try ValueBox(path: path, options: options)
     } catch {
-        printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
+        throw CommandFailure(error, database: path)
     }
 }
 
-/// Runs an engine call, turning a `BoxwoodError` into a message and exit code 1.
-func engine<T>(_ body: () throws(BoxwoodError) -> T) throws -> T {
-    do {
-        return try body()
-    } catch {
-        printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
-    }
-}
-
-/// Fails (message and exit code 1) unless `path` is a directory holding a data file, without creating
-/// anything: for writer commands that must not turn a mistyped path into a new database.
-func requireExistingDatabase(_ path: String) throws {
+/// Fails unless `path` is a directory holding a data file, without creating anything: for writer commands that
+/// must not turn a mistyped path into a new database. A missing path is "not found" (exit 1); something that is not
+/// a database is bad input (exit 2).
+func requireExistingDatabase(_ path: String) throws(CommandFailure) {
     var info = stat()
     let reason: String
     if stat(path, &info) != 0 {
@@ -55,6 +44,5 @@ func requireExistingDatabase(_ path: String) throws {
     } else {
         return
     }
-    printError(explain(BoxwoodError.notABoxwoodDatabase(path: path, reason: reason)))
-    throw ExitCode(ExitStatus.failure)
+    throw CommandFailure(BoxwoodError.notABoxwoodDatabase(path: path, reason: reason))
 }

@@ -15,7 +15,7 @@ import BoxwoodSync
 /// `no messages match "QUERY"`. With `--json`: `{"query", "peer", "limit", "truncated", "results": [{"peer",
 /// "peer_int64", "chat", "namespace", "id", "date", "date_text", "author", "author_name", "outgoing", "text"}]}`
 /// (`peer`/`author` as `namespace:id`, `chat`/`author_name` null when unknown).
-struct Search: ParsableCommand {
+struct Search: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(
         abstract: "Full-text search of the messages of a sync database.",
         discussion: "Every word of QUERY must match the start of a word of the message. Newest first; dates in UTC."

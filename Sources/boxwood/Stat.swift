@@ -8,7 +8,7 @@ import BoxwoodStore
 /// JSON keys: `format_version`, `page_size`, `pages_total`, `pages_free`, `wal_bytes`,
 /// `transaction_state_version`, `tables` (an array of `{"id", "key_type", "entries", "bytes"}`, key_type
 /// `"binary"` or `"int64"`).
-struct Stat: ParsableCommand {
+struct Stat: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(abstract: "Show format, page, WAL and per-table figures.")
 
     @Argument(help: "The database directory.") var db: String
@@ -17,7 +17,7 @@ struct Stat: ParsableCommand {
     func run() throws {
         let box = try openReadOnly(db)
         defer { try? box.close() }
-        let s = try engine { () throws(BoxwoodError) in try box.statistics() }
+        let s = try engine(db) { () throws(BoxwoodError) in try box.statistics() }
         if json {
             let tables = s.tables.map {
                 "{\"id\": \($0.id), \"key_type\": \"\($0.keyType)\", \"entries\": \($0.entries), \"bytes\": \($0.bytes)}"

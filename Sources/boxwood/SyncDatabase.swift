@@ -15,8 +15,8 @@ final class SyncDatabase {
         self.postbox = postbox
     }
 
-    /// Opens the database at `path` with the sync layer's seed configuration and types; errors become one
-    /// message on stderr and exit code 1.
+    /// Opens the database at `path` with the sync layer's seed configuration and types; an error is a
+    /// ``CommandFailure``.
     static func open(_ path: String) throws -> SyncDatabase {
         noteIfLastWriterCrashed(path)
         SyncClient.registerTypes()
@@ -28,22 +28,19 @@ final class SyncDatabase {
             return SyncDatabase(path: path, postbox: postbox)
         } catch BoxwoodError.readOnly(_) {
             // Opening wrote nothing but would have had to: the database has no Postbox metadata yet.
-            printError("\(path) is a Boxwood database but not a sync database (it holds no Postbox data)")
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.badInput, "a Boxwood database but not a sync database (it holds no Postbox data)", place: path)
         } catch {
-            printError(explain(error, database: path))
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(anyError: error, database: path)
         }
     }
 
-    /// Runs `body` in a (read) transaction; errors become one message on stderr and exit code 1.
+    /// Runs `body` in a (read) transaction; an error is a ``CommandFailure``.
     func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) throws -> T {
         do {
             let postbox = self.postbox
             return try runBlocking { try await postbox.transaction(body) }
         } catch {
-            printError(explain(error, database: path))
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(anyError: error, database: path)
         }
     }
 

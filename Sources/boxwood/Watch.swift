@@ -26,7 +26,7 @@ import Darwin
 /// [{"id", "kind": "changed"|"new"|"removed", "entries_delta", "bytes_delta"}]}`.
 ///
 /// Runs until SIGINT or SIGTERM (exit 0) or until `--count` changes were printed (exit 0).
-struct Watch: ParsableCommand {
+struct Watch: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(
         abstract: "Follow other processes' commits and print what each changed.",
         discussion: "A reader: it never blocks a writer. Ctrl-C (SIGINT) or SIGTERM stops it with exit code 0."
@@ -48,11 +48,10 @@ struct Watch: ParsableCommand {
         defer { try? box.close() }
         // Without write access to the shared header a reader cannot see other processes' commits.
         if access(db + "/header", R_OK | W_OK) != 0 {
-            printError("\(db): the shared header file 'header' is not writable by this user (read-only directory?); "
-                + "watch needs it to follow other processes' commits")
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.failure, "the shared header file 'header' is not writable by this user (read-only directory?); "
+                + "watch needs it to follow other processes' commits", place: db)
         }
-        var last = try engine { () throws(BoxwoodError) in try box.statistics() }
+        var last = try engine(db) { () throws(BoxwoodError) in try box.statistics() }
         var seen = box.transactionStateVersion
         try emit(start: last)
         var printed = 0
@@ -60,7 +59,7 @@ struct Watch: ParsableCommand {
             let published = box.transactionStateVersion
             if published == seen { continue }
             seen = published
-            let now = try engine { () throws(BoxwoodError) in try box.statistics() }
+            let now = try engine(db) { () throws(BoxwoodError) in try box.statistics() }
             if now.transactionStateVersion == last.transactionStateVersion { continue }
             try emit(change: last, now)
             last = now
@@ -128,8 +127,7 @@ struct Watch: ParsableCommand {
     /// Each change is written out at once (stdout may be a pipe); a failed write ends the command.
     private func flushOrFail() throws {
         if fflush(nil) != 0 {
-            printError("writing to stdout failed: \(String(cString: strerror(errno))) (errno \(errno))")
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.failure, "writing to stdout failed: \(String(cString: strerror(errno))) (errno \(errno))", place: "stdout")
         }
     }
 

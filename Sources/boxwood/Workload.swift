@@ -41,7 +41,7 @@ struct Workload: ParsableCommand {
 
         var rng = SplitMix64(seed: seed)
         let table = ValueBoxTable(id: 1, keyType: .binary)
-        var box = try engine { () throws(BoxwoodError) in try ValueBox(path: dbPath) }
+        var box = try engine(dbPath) { () throws(BoxwoodError) in try ValueBox(path: dbPath) }
         var value = [UInt8](repeating: 0, count: Workload.valueSize)
 
         // Keys are 16 random bytes; remember them to read them back.
@@ -56,7 +56,7 @@ struct Workload: ParsableCommand {
 
         // 1. Bulk load.
         var t = Clock.now()
-        try engine { () throws(BoxwoodError) in
+        try engine(dbPath) { () throws(BoxwoodError) in
             var i = 0
             while i < keys {
                 try box.begin()
@@ -75,7 +75,7 @@ struct Workload: ParsableCommand {
         let gets = keys
         t = Clock.now()
         var hits = 0
-        try engine { () throws(BoxwoodError) in
+        try engine(dbPath) { () throws(BoxwoodError) in
             for _ in 0..<gets {
                 let k = allKeys[Int(rng.next() % UInt64(keys))]
                 if try box.withValue(table, key: k, { $0.count }) != nil { hits += 1 }
@@ -86,7 +86,7 @@ struct Workload: ParsableCommand {
         // 3. Random updates.
         let updates = max(keys / 2, 1)
         t = Clock.now()
-        try engine { () throws(BoxwoodError) in
+        try engine(dbPath) { () throws(BoxwoodError) in
             var i = 0
             while i < updates {
                 try box.begin()
@@ -108,7 +108,7 @@ struct Workload: ParsableCommand {
         // Greater than every 16-byte key: the scans run from a random key towards the end of the table.
         let upperBound = ValueBoxKey([UInt8](repeating: 0xFF, count: 17))
         t = Clock.now()
-        try engine { () throws(BoxwoodError) in
+        try engine(dbPath) { () throws(BoxwoodError) in
             for _ in 0..<scans {
                 let start = allKeys[Int(rng.next() % UInt64(keys))]
                 try box.range(table, start: start, end: upperBound, values: { _, _ in
@@ -122,7 +122,7 @@ struct Workload: ParsableCommand {
         // 5. Removes.
         let removes = max(keys / 10, 1)
         t = Clock.now()
-        try engine { () throws(BoxwoodError) in
+        try engine(dbPath) { () throws(BoxwoodError) in
             var i = 0
             while i < removes {
                 try box.begin()
@@ -134,40 +134,39 @@ struct Workload: ParsableCommand {
                 try box.commit()
             }
         }
-        let remaining = try engine { () throws(BoxwoodError) in try box.count(table) }
+        let remaining = try engine(dbPath) { () throws(BoxwoodError) in try box.count(table) }
         report("remove", removes, Clock.since(t), "\(remaining) entries left")
 
         // 6. Checkpoint.
         let walBefore = fileSize(dbPath + "/wal")
         t = Clock.now()
-        try engine { () throws(BoxwoodError) in try box.checkpoint() }
+        try engine(dbPath) { () throws(BoxwoodError) in try box.checkpoint() }
         report("checkpoint", 1, Clock.since(t), "WAL \(bytes(walBefore)) -> \(bytes(fileSize(dbPath + "/wal")))")
 
         // 7. Close and reopen.
         t = Clock.now()
-        try engine { () throws(BoxwoodError) in try box.close() }
+        try engine(dbPath) { () throws(BoxwoodError) in try box.close() }
         let closeTime = Clock.since(t)
         t = Clock.now()
-        box = try engine { () throws(BoxwoodError) in try ValueBox(path: dbPath) }
+        box = try engine(dbPath) { () throws(BoxwoodError) in try ValueBox(path: dbPath) }
         let reopenTime = Clock.since(t)
         report("close", 1, closeTime, "")
-        report("reopen", 1, reopenTime, "\(try engine { () throws(BoxwoodError) in try box.count(table) }) entries")
+        report("reopen", 1, reopenTime, "\(try engine(dbPath) { () throws(BoxwoodError) in try box.count(table) }) entries")
 
         // 8. Check.
         t = Clock.now()
-        let check = try engine { () throws(BoxwoodError) in try box.check() }
+        let check = try engine(dbPath) { () throws(BoxwoodError) in try box.check() }
         report("check", check.pagesChecked, Clock.since(t),
                check.isOK ? "ok (\(check.entriesChecked) entries, \(check.pagesChecked) pages)" : "\(check.problems.count) problem(s)")
-        let stats = try engine { () throws(BoxwoodError) in try box.statistics() }
-        try engine { () throws(BoxwoodError) in try box.close() }
+        let stats = try engine(dbPath) { () throws(BoxwoodError) in try box.statistics() }
+        try engine(dbPath) { () throws(BoxwoodError) in try box.close() }
 
         print("")
         print("files: data \(bytes(fileSize(dbPath + "/data"))), wal \(bytes(fileSize(dbPath + "/wal")))")
         print("pages: \(stats.pagesTotal) total, \(stats.pagesFree) free, \(stats.pageSize) bytes each; "
             + "TransactionStateVersion \(stats.transactionStateVersion)")
         if !check.isOK {
-            for problem in check.problems { printError("check: \(problem)") }
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.damaged, "check found " + check.problems.joined(separator: "; "), place: dbPath)
         }
     }
 
@@ -197,8 +196,7 @@ enum Clock {
 /// mistyped `--data-dir` must not wipe unrelated files (exit 2 then).
 func recreateScratchDirectory(_ path: String, marker: String, command: String) throws {
     if !isEmptyOrMissingDirectory(path) && fileSize(path + "/" + marker) < 0 {
-        printError("\(path) exists and was not created by `\(command)` (no \(marker) file); refusing to delete it")
-        throw ExitCode(ExitStatus.badInput)
+        throw CommandFailure(status: ExitStatus.badInput, "exists and was not created by `\(command)` (no \(marker) file); refusing to delete it", place: path)
     }
     do {
         try removeTree(path)
@@ -207,8 +205,7 @@ func recreateScratchDirectory(_ path: String, marker: String, command: String) t
         if fd < 0 { throw BoxwoodError.io(operation: "create", path: path + "/" + marker, errno: errno) }
         close(fd)
     } catch let error as BoxwoodError {
-        printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
+        throw CommandFailure(error)
     }
 }
 

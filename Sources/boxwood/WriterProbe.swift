@@ -75,10 +75,10 @@ func noteIfLastWriterCrashed(_ db: String, recoversNow: Bool = false) {
         cause = "it crashed or was killed, or a write failed, such as on a full disk"
     }
     if recoversNow {
-        printError("note: \(db): the last writer stopped in the middle of a write (\(cause)); "
+        printNote("note: \(db): the last writer stopped in the middle of a write (\(cause)); "
             + "recovering from the WAL now, nothing committed is lost")
     } else {
-        printError("note: \(db): the last writer stopped in the middle of a write (\(cause)). "
+        printNote("note: \(db): the last writer stopped in the middle of a write (\(cause)). "
             + "It is safe to continue: every committed transaction is in the WAL, and the next writer recovers from it")
     }
 }
@@ -97,5 +97,5 @@ private func availableBytes(_ path: String) -> UInt64? {
 /// Tells a user at a terminal that a writer command is about to wait for another process's write lock.
 func noteIfWriterLockHeld(_ db: String, timeout: Double) {
     guard isatty(2) != 0, WriterProbe.state(of: db) == .lockHeld else { return }
-    printError("note: \(db): another process is writing; waiting up to \(timeout) s for the write lock")
+    printNote("note: \(db): another process is writing; waiting up to \(timeout) s for the write lock")
 }

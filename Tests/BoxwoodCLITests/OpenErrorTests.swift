@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The messages of every subcommand that opens a database when the path is not a usable database: one line
-/// on stderr, exit code 1, nothing created or changed.
+/// on stderr (or the JSON error object with `--json`), exit code 1 when missing and 2 otherwise, nothing created or changed.
 @Suite struct OpenErrorTests {
     /// Every subcommand that opens `db`, with arguments that are otherwise valid.
     private func commands(_ db: String) -> [[String]] {
@@ -28,15 +28,21 @@ import Testing
                 if command[0] == "load" && path != file && path != foreign { continue }  // load creates a database there
                 let result = try CLI.run(command, input: "boxwood-dump 1\n")
                 #expect(result.exitedNormally, "\(command)")
-                #expect(result.status == 1, "\(command): \(result.status) \(result.stderr)")
-                #expect(result.stderr.contains("is not a Boxwood database (\(reason)"), "\(command): \(result.stderr)")
-                #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
-                if command == ["check", path, "--json"] {
-                    // Machine-readable even when the database cannot be opened.
+                // Missing: not found (1). Something else: not a database, bad input (2).
+                #expect(result.status == (reason == "no such directory" ? 1 : 2), "\(command): \(result.status) \(result.stderr)")
+                if command.contains("--json") {
+                    // The error contract's JSON form: on stdout, nothing on stderr.
+                    #expect(result.stderr.isEmpty, "\(command): \(result.stderr)")
                     let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
-                    #expect(object?["ok"] as? Bool == false)
-                    #expect((object?["problems"] as? [String])?.first?.contains("not a Boxwood database") == true)
+                    let error = object?["error"] as? [String: Any]
+                    #expect(error?["code"] as? Int == Int(result.status))
+                    #expect((error?["message"] as? String)?.contains("not a Boxwood database: \(reason)") == true, "\(result.output)")
+                    #expect(error?["path"] as? String == path)
                 } else {
+                    // One line: `boxwood: <what> (<where>)`.
+                    #expect(result.stderr.hasPrefix("boxwood: not a Boxwood database: \(reason)"), "\(command): \(result.stderr)")
+                    #expect(result.stderr.hasSuffix("(\(path))\n"), "\(command): \(result.stderr)")
+                    #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
                     #expect(result.output.isEmpty, "\(command): \(result.output)")
                 }
             }
@@ -63,9 +69,10 @@ import Testing
         for command in commands(db) + [["load", db]] {
             let result = try CLI.run(command, input: "boxwood-dump 1\n")
             #expect(result.status == 1, "\(command): \(result.status)")
-            #expect(result.stderr.contains("version \(ValueBox.formatVersion + 1), newer than this build supports (version \(ValueBox.formatVersion))"),
+            let report = command.contains("--json") ? result.output : result.stderr
+            #expect(report.contains("data format version \(ValueBox.formatVersion + 1) is newer than this build supports (version \(ValueBox.formatVersion))"),
                     "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("use a newer boxwood"))
+            #expect(report.contains("use a newer boxwood"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: db + "/data")) == data)
     }
@@ -118,7 +125,7 @@ import Testing
         try box.begin()
         for command in [["compact", db, "--lock-timeout", "0.2"], ["load", db, "--lock-timeout", "0.2"]] {
             let result = try CLI.run(command, input: "boxwood-dump 1\n")
-            #expect(result.status == 1, "\(command)")
+            #expect(result.status == 4, "\(command)")
             #expect(result.stderr.contains("another process has held the write lock for more than 0.2 s"), "\(result.stderr)")
             #expect(result.stderr.contains("the next writer recovers from the WAL"))
             #expect(result.stderr.contains("safe to retry"))

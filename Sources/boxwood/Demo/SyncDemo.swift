@@ -55,8 +55,7 @@ struct Demo: ParsableCommand {
         case .inconsistent?:
             throw ExitCode(ExitStatus.failure)
         case nil:
-            printError(outcome.error ?? "the demo failed")
-            throw ExitCode(ExitStatus.failure)
+            throw CommandFailure(status: ExitStatus.failure, outcome.error ?? "the demo failed", place: nil)
         }
     }
 }
