@@ -1,4 +1,5 @@
 import Atomics
+import BoxwoodPlatform
 
 /// Reader slots in the shared header: how a checkpoint in one process learns which checkpoint generations
 /// readers in other processes may still be reading.
@@ -7,6 +8,7 @@ import Atomics
 ///
 ///     0  8  pin     1 + the generation the holder's snapshot reads from; 0 while it reads nothing
 ///     8  8  holder  the holder's identity (``CoordinationFile/holderIdentity``: pid and start time), 0 when free
+///    16  8  since   when the holder claimed the slot (wall-clock seconds since 1970; 0 unknown): for diagnostics only
 ///
 /// Invariant kept here: **a slot has at most one holder, and no lock is held for it.** An open value box claims a
 /// slot by a compare-and-swap of its identity into `holder` — from 0, or from the identity of a holder that is no
@@ -20,6 +22,9 @@ extension SharedHeader {
 
     @inline(__always)
     func holderWord(_ slot: Int) -> UnsafeAtomic<UInt64> { word(SharedHeader.slotsOffset + SharedHeader.slotSize * slot + 8) }
+
+    @inline(__always)
+    func claimedAtWord(_ slot: Int) -> UnsafeAtomic<UInt64> { word(SharedHeader.slotsOffset + SharedHeader.slotSize * slot + 16) }
 
     /// Claims a slot for this holder: a free one if there is any, else one whose holder died. Throws
     /// `.readerSlotsFull` when every slot has a live holder.
@@ -38,6 +43,7 @@ extension SharedHeader {
                 guard holderWord(slot).compareExchange(expected: holder, desired: me, ordering: .sequentiallyConsistent).exchanged else { continue }
                 // Whatever pin the slot holds was left by a dead holder.
                 pinWord(slot).store(0, ordering: .sequentiallyConsistent)
+                claimedAtWord(slot).store(WallClock.secondsSinceEpoch(), ordering: .relaxed)
                 return slot
             }
         }
@@ -47,6 +53,7 @@ extension SharedHeader {
     /// Gives a slot back.
     func releaseSlot(_ slot: Int) {
         pinWord(slot).store(0, ordering: .sequentiallyConsistent)
+        claimedAtWord(slot).store(0, ordering: .relaxed)
         holderWord(slot).store(0, ordering: .sequentiallyConsistent)
     }
 
@@ -83,6 +90,23 @@ extension SharedHeader {
             _ = pinWord(slot).compareExchange(expected: pin, desired: 0, ordering: .sequentiallyConsistent)
         }
         return false
+    }
+
+    /// Every claimed slot as it is now (diagnostics: `boxwood readers`).
+    func claimedSlots() -> [(slot: Int, holder: UInt64, pin: UInt64, claimedAt: UInt64)] {
+        (0..<SharedHeader.slotCount).compactMap { slot in
+            let holder = holderWord(slot).load(ordering: .sequentiallyConsistent)
+            guard holder != 0 else { return nil }
+            return (slot, holder, pinWord(slot).load(ordering: .sequentiallyConsistent), claimedAtWord(slot).load(ordering: .relaxed))
+        }
+    }
+
+    /// Frees `slot` if `holder`, which must be dead, still holds it; true when it did. A compare-and-swap from
+    /// that exact identity, so a slot a live process claimed meanwhile is never freed. The pin is left: the next
+    /// claimer resets it, and a checkpoint clears a pin whose slot has no live holder (``hasLiveReader``).
+    func freeSlotOfDeadHolder(_ slot: Int, holder: UInt64) -> Bool {
+        guard !file.isHolderAlive(holder) else { return false }
+        return holderWord(slot).compareExchange(expected: holder, desired: 0, ordering: .sequentiallyConsistent).exchanged
     }
 
     /// Pins in use right now (diagnostics and tests).
