@@ -20,11 +20,12 @@ struct Backup: ParsableCommand, JSONOutput {
     @Argument(help: "The database directory.") var db: String
     @Argument(help: "The new directory for the copy (must not exist).") var dest: String
     @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "No progress bar, even on a terminal.") var quiet = false
 
     func run() throws {
         let box = try openReadOnly(db)
         defer { try? box.close() }
-        let bar = ProgressBar.onTerminal(unit: .entries)
+        let bar = ProgressBar.onTerminal(unit: .entries, quiet: quiet)
         let result: BackupResult
         do {
             result = try box.backup(to: dest) { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }

@@ -18,6 +18,7 @@ struct Check: ParsableCommand, JSONOutput {
 
     @Argument(help: "The database directory.") var db: String
     @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "No progress bar, even on a terminal.") var quiet = false
 
     func run() throws {
         noteIfLastWriterCrashed(db)
@@ -28,7 +29,7 @@ struct Check: ParsableCommand, JSONOutput {
             throw CommandFailure(error, database: db)
         }
         defer { try? box.close() }
-        let bar = ProgressBar.onTerminal(unit: .pages)
+        let bar = ProgressBar.onTerminal(unit: .pages, quiet: quiet)
         let report: CheckReport
         do {
             report = try box.check { progress in bar?.show(done: progress.pagesChecked, total: max(progress.pagesTotal, progress.pagesChecked)) }

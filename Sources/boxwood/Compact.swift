@@ -20,6 +20,7 @@ struct Compact: ParsableCommand, JSONOutput {
 
     @Argument(help: "The database directory.") var db: String
     @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "No progress bar, even on a terminal.") var quiet = false
     @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
 
     func run() throws {
@@ -29,7 +30,7 @@ struct Compact: ParsableCommand, JSONOutput {
         options.lockTimeout = lockTimeout
         let box = try openWritable(db, options: options)
         defer { try? box.close() }
-        let bar = ProgressBar.onTerminal(unit: .entries)
+        let bar = ProgressBar.onTerminal(unit: .entries, quiet: quiet)
         let result: CompactionResult
         do {
             result = try box.compact { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }

@@ -21,6 +21,7 @@ struct Dump: ParsableCommand {
 
     @Argument(help: "The database directory.") var db: String
     @Option(help: "Dump only the table with this id (negative ids: --table=-3).") var table: Int32?
+    @Flag(help: "No progress bar, even on a terminal.") var quiet = false
 
     func run() throws {
         let box = try openReadOnly(db)
@@ -30,7 +31,7 @@ struct Dump: ParsableCommand {
             throw CommandFailure(status: ExitStatus.failure, "no table \(table)", place: db)
         }
         // Progress (entries) on a terminal's stderr, unless the dump itself scrolls on the terminal.
-        let bar = ProgressBar.onTerminal(unit: .entries, unlessStdoutIsTerminal: true)
+        let bar = ProgressBar.onTerminal(unit: .entries, unlessStdoutIsTerminal: true, quiet: quiet)
         let total = bar == nil ? 0 : try engine(db) { () throws(BoxwoodError) in
             try box.tableStatistics().filter { table == nil || $0.id == table }.reduce(0) { $0 + $1.entries }
         }

@@ -41,6 +41,7 @@ struct Load: ParsableCommand {
     @Option(help: "Commit every N entries.") var batch = 1000
     @Option(help: "Commit durability: full, normal or off.") var durability: DurabilityOption = .normal
     @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
+    @Flag(help: "No progress bar, even on a terminal.") var quiet = false
     @Flag(help: "Also load tables with negative ids (the engine's own, such as full-text index data) verbatim, as dumped.")
     var engineTables = false
 
@@ -65,7 +66,7 @@ struct Load: ParsableCommand {
         let box = try openWritable(db, options: options)
         var loader = Loader(box: box, batch: batch)
         loader.engineTables = engineTables
-        loader.bar = ProgressBar.onTerminal(unit: .bytes)
+        loader.bar = ProgressBar.onTerminal(unit: .bytes, quiet: quiet)
         loader.inputSize = reader.remainingFileSize.map { $0 + reader.bytesRead }
         var failure: CommandFailure? = nil
         do throws(CommandFailure) {

@@ -48,8 +48,8 @@ final class ProgressBar {
 
     /// A bar when stderr is a terminal (and, with `unlessStdoutIsTerminal`, stdout is not: output that scrolls
     /// on the same terminal is progress enough), else nil.
-    static func onTerminal(unit: ProgressUnit, unlessStdoutIsTerminal: Bool = false) -> ProgressBar? {
-        guard isatty(2) != 0 else { return nil }
+    static func onTerminal(unit: ProgressUnit, unlessStdoutIsTerminal: Bool = false, quiet: Bool = false) -> ProgressBar? {
+        guard !quiet, isatty(2) != 0 else { return nil }
         if unlessStdoutIsTerminal && isatty(1) != 0 { return nil }
         return ProgressBar(unit: unit)
     }

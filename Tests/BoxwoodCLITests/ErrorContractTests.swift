@@ -97,6 +97,15 @@ struct ErrorContractTests {
         #expect(usage.status == 2)
     }
 
+    @Test("shell completion scripts name every subcommand", arguments: ["bash", "zsh", "fish"])
+    func completionScripts(shell: String) throws {
+        let result = try CLI.run(["--generate-completion-script", shell])
+        #expect(result.status == 0)
+        for command in ["stat", "dump", "load", "check", "compact", "backup", "readers", "watch", "search", "history"] {
+            #expect(result.output.contains(command), "\(shell) completion lacks \(command)")
+        }
+    }
+
     @Test("--help lists the exit codes and the error format")
     func helpListsExitCodes() throws {
         let help = try CLI.run(["--help"])

@@ -35,6 +35,25 @@ import Testing
         #expect(dump.stderr.contains("/9000 entries"), "\(dump.stderr)")
     }
 
+    @Test func backupAndCompactDrawOnATerminalAndQuietSilencesEveryBar() throws {
+        let dir = try TempDir()
+        let db = dir.path("db")
+        #expect(try CLI.run(["load", db], stdin: Data(dumpText(9_000).utf8)).status == 0)
+        let backup = try CLI.runWithTerminalStderr(["backup", db, dir.path("copy")], environment: immediately)
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stderr.contains("/9000 entries"), "\(backup.stderr)")
+        let compact = try CLI.runWithTerminalStderr(["compact", db], environment: immediately)
+        #expect(compact.status == 0, "\(compact.stderr)")
+        #expect(compact.stderr.contains("entries"), "\(compact.stderr)")
+        for command in [["backup", db, dir.path("copy2"), "--quiet"], ["compact", db, "--quiet"], ["check", db, "--quiet"],
+                        ["dump", db, "--quiet"], ["load", dir.path("db2"), "--quiet"]] {
+            let input = command[0] == "load" ? Data(dumpText(5_000).utf8) : Data()
+            let result = try CLI.runWithTerminalStderr(command, stdin: input, environment: immediately)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stderr.isEmpty, "\(command) --quiet drew: \(result.stderr)")
+        }
+    }
+
     @Test func nothingIsDrawnWithoutATerminal() throws {
         let dir = try TempDir()
         let db = dir.path("db")
