@@ -43,6 +43,10 @@ struct BoxwoodCommand: ParsableCommand {
 enum ExitStatus {
     static let failure: Int32 = 1
     static let badInput: Int32 = 2
+    /// The database is damaged (`.corrupted`, `.checksumMismatch`); see ``for(_:)``.
+    static let damaged: Int32 = 3
+    /// Another process holds the write lock or every reader slot (`.lockTimeout`, `.readerSlotsFull`).
+    static let locked: Int32 = 4
 }
 
 /// Writes a message line to stderr, prefixed with `boxwood: `.

@@ -7,27 +7,29 @@ import Darwin
 #endif
 
 /// Opens a database read-only for the inspecting subcommands (it never waits for, or blocks, a writer),
-/// turning errors into one message on stderr and exit code 1. Notes a writer that crashed mid-write first.
-func openReadOnly(_ path: String) throws -> ValueBox {
+/// turning errors into one message on stderr and exit code 1 (or the code `exitStatus` gives for the error).
+/// Notes a writer that crashed mid-write first.
+func openReadOnly(_ path: String, exitStatus: (BoxwoodError) -> Int32 = { _ in ExitStatus.failure }) throws -> ValueBox {
     noteIfLastWriterCrashed(path)
     do {
         return try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
     } catch {
         printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
+        throw ExitCode(exitStatus(error))
     }
 }
 
 /// Opens (creating when missing) a database for writing, waiting up to `lockTimeout` seconds for another
-/// writer; errors become one message on stderr and exit code 1.
-func openWritable(_ path: String, options: ValueBoxOptions) throws -> ValueBox {
+/// writer; errors become one message on stderr and exit code 1 (or the code `exitStatus` gives for the error).
+func openWritable(_ path: String, options: ValueBoxOptions,
+                  exitStatus: (BoxwoodError) -> Int32 = { _ in ExitStatus.failure }) throws -> ValueBox {
     noteIfLastWriterCrashed(path, recoversNow: true)
     noteIfWriterLockHeld(path, timeout: options.lockTimeout)
     do {
         return try ValueBox(path: path, options: options)
     } catch {
         printError(explain(error))
-        throw ExitCode(ExitStatus.failure)
+        throw ExitCode(exitStatus(error))
     }
 }
 
@@ -38,6 +40,17 @@ func engine<T>(_ body: () throws(BoxwoodError) -> T) throws -> T {
     } catch {
         printError(explain(error))
         throw ExitCode(ExitStatus.failure)
+    }
+}
+
+/// Runs an engine call like ``engine(_:)``, but exits with the code ``ExitStatus/for(_:)`` gives for the error
+/// (2 bad input, 3 damaged, 4 locked, else 1) instead of always 1.
+func engineMapped<T>(_ body: () throws(BoxwoodError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        printError(explain(error))
+        throw ExitCode(ExitStatus.for(error))
     }
 }
 
