@@ -15,8 +15,10 @@ struct BoxwoodCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "boxwood",
         abstract: "Inspect, dump, load, verify and watch Boxwood databases; search and read synced chats.",
-        discussion: "A database is a directory holding the files 'data' and 'wal'. Exit codes: 0 ok, 1 failure, 2 bad input or usage.",
-        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Watch.self, Search.self, History.self, Demo.self, Workload.self]
+        discussion: "A database is a directory holding the files 'data' and 'wal'. Exit codes: 0 ok, 1 failure, 2 bad input or usage (get, put, del and tables also: 3 database damaged, 4 locked).",
+        version: ToolVersion.line,
+        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Watch.self, Search.self, History.self, Demo.self, Workload.self,
+                      Get.self, Put.self, Del.self, Tables.self]
     )
 
     /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64).
