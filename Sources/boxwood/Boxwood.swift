@@ -18,7 +18,9 @@ struct BoxwoodCommand: ParsableCommand {
         abstract: "Inspect, dump, load, verify, back up and watch Boxwood databases; search and read synced chats.",
         discussion: "A database is a directory holding the files 'data' and 'wal'. " + ExitStatus.summary
             + " Errors: one line 'boxwood: <what> (<where>)' on stderr; with --json, {\"error\": {\"code\", \"message\", \"path\"}} on stdout.",
-        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Backup.self, Readers.self, Watch.self, Search.self, History.self, Demo.self, Workload.self]
+        version: ToolVersion.line,
+        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Backup.self, Readers.self, Watch.self, Search.self, History.self,
+                      Demo.self, Workload.self, Get.self, Put.self, Del.self, Tables.self]
     )
 
     /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64) and a

@@ -117,6 +117,8 @@ public struct TableStatistics: Sendable, Equatable {
 
 /// Whole-database figures reported by ``ValueBox/statistics()``.
 public struct DatabaseStatistics: Sendable, Equatable {
+    /// The data file's format version. A value box opens only files whose meta pages carry
+    /// ``BoxwoodFormat/dataVersion`` (any other throws `.unsupportedFormatVersion`), so an open one reports it.
     public let formatVersion: UInt32
     public let pageSize: Int
     /// Pages in the data file accounted for by the last checkpoint (both meta pages included).
