@@ -101,4 +101,54 @@ struct BackupCommandTests {
         #expect(try CLI.run(["check", dest]).status == 0)
         #expect(try CLI.run(["dump", dest]).stdout == (try CLI.run(["dump", db])).stdout)
     }
+
+    /// A destination directory `nobody` may not write to (permissions do not apply to root, so the tool runs as
+    /// `nobody` through `setpriv`; skipped where that is not possible): exit 1, permission denied, nothing written.
+    @Test(.enabled(if: CLI.setpriv != nil)) func readOnlyDestination() throws {
+        let dir = try TempDir()
+        let db = dir.path("db")
+        try Self.makeDatabase(db, entries: 500, valueSize: 50)
+        for name in try FileManager.default.contentsOfDirectory(atPath: db) {
+            try FileManager.default.setAttributes([.ownerAccountName: "nobody", .posixPermissions: 0o600], ofItemAtPath: db + "/" + name)
+        }
+        try FileManager.default.setAttributes([.ownerAccountName: "nobody", .posixPermissions: 0o700], ofItemAtPath: db)
+        let locked = dir.path("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.url.path)
+        let result = try CLI.runAsNobody(["backup", db, locked + "/copy"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("permission denied"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locked).isEmpty)
+        // The same user can back up to a directory it may write to.
+        let writable = dir.path("writable")
+        try FileManager.default.createDirectory(atPath: writable, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.ownerAccountName: "nobody", .posixPermissions: 0o700], ofItemAtPath: writable)
+        let ok = try CLI.runAsNobody(["backup", db, writable + "/copy"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
+
+    /// A full disk: the destination is a 1 MiB tmpfs (skipped with a message where mounting is not allowed). The
+    /// backup of a larger database fails with exit 1 naming the full disk, leaves nothing on the tmpfs, and the
+    /// source dumps as before.
+    @Test func fullDiskDestination() throws {
+        let dir = try TempDir()
+        let mountPoint = dir.path("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        let mount = try CLI.run(["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint], executable: URL(fileURLWithPath: "/bin/mount"))
+        guard mount.status == 0 else {
+            print("skipped: cannot mount a tmpfs here (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            return
+        }
+        defer { _ = try? CLI.run([mountPoint], executable: URL(fileURLWithPath: "/bin/umount")) }
+        let db = dir.path("db")
+        try Self.makeDatabase(db, entries: 4_000, valueSize: 1_000)
+        let before = try CLI.run(["dump", db]).stdout
+        let result = try CLI.run(["backup", db, mountPoint + "/copy"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("disk is full"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).isEmpty, "nothing is left on the full disk")
+        #expect(try CLI.run(["dump", db]).stdout == before)
+        #expect(try CLI.run(["check", db]).status == 0)
+    }
 }
