@@ -16,7 +16,7 @@ struct BoxwoodCommand: ParsableCommand {
         commandName: "boxwood",
         abstract: "Inspect, dump, load, verify and watch Boxwood databases; search and read synced chats.",
         discussion: "A database is a directory holding the files 'data' and 'wal'. Exit codes: 0 ok, 1 failure, 2 bad input or usage.",
-        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Watch.self, Search.self, History.self, Demo.self, Workload.self]
+        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Recover.self, Watch.self, Search.self, History.self, Demo.self, Workload.self]
     )
 
     /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64).

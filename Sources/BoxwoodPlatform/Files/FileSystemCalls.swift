@@ -115,6 +115,11 @@ public enum FileSystemCalls {
         if unlink(path.string) != 0 && errno != ENOENT { throw Errno(rawValue: errno) }
     }
 
+    /// Removes the empty directory `path`; not an error when it is missing.
+    public static func removeDirectory(_ path: FilePath) throws(Errno) {
+        if rmdir(path.string) != 0 && errno != ENOENT { throw Errno(rawValue: errno) }
+    }
+
     /// Atomically renames `source` to `destination` (replacing it).
     public static func rename(_ source: FilePath, to destination: FilePath) throws(Errno) {
         if systemRename(source.string, destination.string) != 0 { throw Errno(rawValue: errno) }
