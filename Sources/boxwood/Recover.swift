@@ -17,7 +17,7 @@ import Darwin
 /// Prints, per table, the entries recovered, lost and the pages lost, then what could not be attributed and what
 /// the WAL replay did (`--json`: one object). Exit 0 when nothing was lost, 1 when something was lost (DEST holds
 /// the rest) or the salvage failed, 2 for bad usage or an existing DEST, 3 when nothing could be recovered (no meta
-/// page, or a catalog whose trees could not be attributed; DEST is then an empty database). A progress bar (pages)
+/// page, or a catalog whose trees could not be attributed; DEST then holds no entries). A progress bar (pages)
 /// shows on stderr when it is a terminal.
 struct Recover: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,7 +61,7 @@ struct Recover: ParsableCommand {
         print(json ? jsonReport(report) : textReport(report), terminator: json ? "\n" : "")
         if report.isComplete { return }
         if report.recoveredNothing {
-            printError("\(db): nothing could be recovered; \(dest) is an empty database")
+            printError("\(db): nothing could be recovered; \(dest) holds no entries")
             throw ExitCode(Recover.nothingRecovered)
         }
         printError("\(db): some entries were lost; \(dest) holds everything that could be recovered")

@@ -372,7 +372,7 @@ private func salvaged(_ fixture: Fixture, _ name: String) throws -> (SalvageRepo
         #expect(table.entriesFromOrphanPages > 0)
         #expect(!table.orphanLeafPages.isEmpty && !table.orphanLeafPages.contains(leaf))
         for other in report.tables where other.id != id { #expect(other.isComplete && other.entriesFromOrphanPages == 0) }
-        #expect(report.unattributedLeafPages.isEmpty && report.unattributedDamagedPages.isEmpty)
+        #expect(report.unattributedLeafPages.isEmpty && report.unattributedDamagedPages.isEmpty, "\(report.unattributedLeafPages) \(report.notes.prefix(5))")
         #expect(report.catalogComplete && report.freelistUsable)
     }
 
@@ -417,6 +417,20 @@ private func salvaged(_ fixture: Fixture, _ name: String) throws -> (SalvageRepo
         expectSame(try readModel(destination), fixture.modelA, "newest meta zeroed")
         #expect(report.usedOlderCheckpoint && !report.isComplete)
         #expect(report.wal.commitsReplayed == 0 && report.wal.commitsLost)
+    }
+
+    @Test func bothMetaPagesZeroedRecoverNothingAndSaySo() throws {
+        var rng = SplitMix64(seed: seed("both metas"))
+        let fixture = try makeFixture(&rng)
+        defer { fixture.remove() }
+        try zeroPage(fixture.source + "/data", page: 0)
+        try zeroPage(fixture.source + "/data", page: 1)
+        let (report, destination) = try salvaged(fixture, "out")
+        #expect(report.checkpointGeneration == nil && report.metaSlots == [.missing, .missing])
+        #expect(report.recoveredNothing && !report.isComplete)
+        #expect(Set(report.unattributedLeafPages).isSuperset(of: fixture.layout.leaves.keys))
+        #expect(report.wal.commitsReplayed == 0 && report.wal.commitsLost)
+        #expect(try readModel(destination).values.allSatisfy { $0.entries.isEmpty })
     }
 
     @Test func damagedCatalogRootIsRecoveredThroughThePreviousCheckpoint() throws {

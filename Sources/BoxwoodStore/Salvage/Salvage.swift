@@ -492,8 +492,8 @@ final class Salvager {
     }
 
     /// Walks (claiming) the tree of table `id` at `root` within `bounds` and writes the entries of its leaves. Lost
-    /// pages are recorded as gaps of the table; `orphans` marks entries as coming from orphan pages, which are
-    /// written only when the destination does not hold their key yet.
+    /// pages are recorded (as gaps of the table, unless `orphans`); `orphans` marks entries as coming from orphan
+    /// pages, which are written only when the destination does not hold their key yet.
     private func walk(_ root: UInt64, table id: Int32, keyType: ValueBoxKeyType, bounds: SalvageBounds, orphans: Bool) throws(BoxwoodError) {
         try walkPages(root, keyType: keyType, bounds: bounds, claim: true, leaf: { (page, p) throws(BoxwoodError) in
             if orphans { self.tables[id]?.orphanLeafPages.append(page) }
@@ -501,7 +501,9 @@ final class Salvager {
             for i in 0..<leaf.count { try self.recoverCell(p, leaf.slot(i), page: page, table: id, orphan: orphans) }
         }, damaged: { page, bounds, reason in
             self.tables[id]?.pagesLost.append(page)
-            self.gaps.append(Gap(table: id, bounds: bounds, page: page))
+            // The gaps that attribute orphans are those of the walks from the roots. Below an orphan subtree the
+            // bounds are loose (its own range is unknown: its parent is lost), so a damaged page there is no gap.
+            if !orphans { self.gaps.append(Gap(table: id, bounds: bounds, page: page)) }
             self.report.notes.append("table \(id), page \(page): \(reason)")
         })
     }
@@ -597,7 +599,8 @@ final class Salvager {
             }
         }
         // Orphans on a loop of branch pages (no root) were never taken.
-        for (page, isBranch) in orphans where !isBranch && !claimed.contains(page) && !report.unattributedLeafPages.contains(page) {
+        let reported = Set(report.unattributedLeafPages)
+        for (page, isBranch) in orphans where !isBranch && !claimed.contains(page) && !reported.contains(page) {
             report.unattributedLeafPages.append(page)
             if case let .page(p) = read(page) { report.unattributedEntries += LeafPage(p).count }
         }
