@@ -26,7 +26,9 @@ struct Recover: ParsableCommand {
             DB is only read. Every page that passes its checksum is used: each table's tree is walked from its root, \
             skipping only what hangs below a damaged page; pages orphaned by a damaged branch are recovered when their \
             keys fit the lost range of exactly one table (free pages, which may hold old versions, are never used); \
-            overflow values are taken only whole; then the intact prefix of the WAL is replayed. DEST must not exist. \
+            overflow values are taken only whole; then the intact prefix of the WAL is replayed. When the newest \
+            checkpoint's meta page is lost, the previous checkpoint is recovered instead (and reported). The rules are \
+            in docs/file-format.md, "Salvage". DEST must not exist; it is written beside it and renamed at the end. \
             Exit codes: 0 nothing lost, 1 something lost (reported) or failure, 2 bad usage or DEST exists, \
             3 nothing could be recovered.
             """

@@ -528,7 +528,19 @@ final class Salvager {
             report.notes.append("table \(id), orphan page \(page): a key already recovered elsewhere was not taken again")
             return
         }
-        try writer.set(id, key: key, length: keyLength, value: value.pointer, count: value.count)
+        do {
+            try writer.set(id, key: key, length: keyLength, value: value.pointer, count: value.count)
+        } catch {
+            // A key the destination refuses (its pages were sound, so this is a forged file): that entry is lost.
+            switch error {
+            case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch, .reservedTableId:
+                tables[id]?.entriesLost += 1
+                report.notes.append("table \(id), page \(page): an entry the destination refuses (\(error)): left out")
+                return
+            default:
+                throw error
+            }
+        }
         tables[id]?.entriesFromPages += 1
         if orphan { tables[id]?.entriesFromOrphanPages += 1 }
     }
