@@ -19,7 +19,7 @@ struct BoxwoodCommand: ParsableCommand {
         discussion: "A database is a directory holding the files 'data' and 'wal'. " + ExitStatus.summary
             + " Errors: one line 'boxwood: <what> (<where>)' on stderr; with --json, {\"error\": {\"code\", \"message\", \"path\"}} on stdout.",
         version: ToolVersion.line,
-        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Backup.self, Readers.self, Watch.self, Search.self, History.self,
+        subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Backup.self, Recover.self, Readers.self, Watch.self, Search.self, History.self,
                       Demo.self, Workload.self, Get.self, Put.self, Del.self, Tables.self]
     )
 

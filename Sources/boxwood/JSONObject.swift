@@ -24,6 +24,14 @@ struct JSONObject {
         fields.append(jsonString(key) + ": [" + values.map(\.text).joined(separator: ", ") + "]")
     }
 
+    mutating func add<N: BinaryInteger>(_ key: String, _ values: [N]) {
+        fields.append(jsonString(key) + ": [" + values.map { "\($0)" }.joined(separator: ", ") + "]")
+    }
+
+    mutating func add(_ key: String, _ values: [String]) {
+        fields.append(jsonString(key) + ": [" + values.map(jsonString).joined(separator: ", ") + "]")
+    }
+
     /// The object as one line of JSON.
     var text: String { "{" + fields.joined(separator: ", ") + "}" }
 }

@@ -11,12 +11,12 @@ struct ErrorContractTests {
     /// Every subcommand that takes a database path, given `path`.
     static func commands(_ path: String, _ dir: TempDir) -> [[String]] {
         [["stat", path], ["dump", path], ["check", path], ["compact", path], ["backup", path, dir.path("copy")],
-         ["watch", path, "--count", "1"], ["search", path, "fox"], ["history", path, "2:3001"], ["readers", path], ["tables", path],
+         ["watch", path, "--count", "1"], ["search", path, "fox"], ["history", path, "2:3001"], ["readers", path], ["tables", path], ["recover", path, dir.path("salvaged")],
          ["get", path, "1", "k"], ["put", path, "1", "k", "v"], ["del", path, "1", "k"]]
     }
 
     /// Those with `--json`.
-    static let jsonCommands: Set<String> = ["stat", "check", "compact", "backup", "watch", "search", "history", "readers", "tables"]
+    static let jsonCommands: Set<String> = ["stat", "check", "compact", "backup", "watch", "search", "history", "readers", "tables", "recover"]
 
     func expectLine(_ result: CLIResult, place: String, _ command: [String]) {
         #expect(result.output.isEmpty, "\(command): stdout \(result.output)")
@@ -102,7 +102,7 @@ struct ErrorContractTests {
     func completionScripts(shell: String) throws {
         let result = try CLI.run(["--generate-completion-script", shell])
         #expect(result.status == 0)
-        for command in ["stat", "dump", "load", "check", "compact", "backup", "readers", "watch", "search", "history", "get", "put", "del", "tables"] {
+        for command in ["stat", "dump", "load", "check", "compact", "backup", "readers", "watch", "search", "history", "get", "put", "del", "tables", "recover"] {
             #expect(result.output.contains(command), "\(shell) completion lacks \(command)")
         }
     }

@@ -215,7 +215,9 @@ extension ValueBox {
     /// Applies one operation read from the WAL. Its checksums held, but its keys are still checked against the
     /// limits every writer obeys (records are replayed into pages and buffers sized by them, so a forged or
     /// damaged record with a longer key would overrun memory), and a set must agree with its table's key type.
-    func applyLogged(_ operation: WALOperation) throws(BoxwoodError) {
+    /// `logging` also appends it to the open transaction's record (`perform`): for a salvage, which replays another
+    /// database's log into this one's transactions.
+    func applyLogged(_ operation: WALOperation, logging: Bool = false) throws(BoxwoodError) {
         switch operation {
         case let .set(table, keyType, key, _):
             if let existing = state.tables[table], existing.keyType != keyType {
@@ -230,7 +232,7 @@ extension ValueBox {
         case .removeAll, .removeTable, .renameTable, .setMasterClientId:
             break
         }
-        _ = try apply(operation)
+        if logging { try perform(operation) } else { _ = try apply(operation) }
     }
 
     private func checkLoggedKey(_ key: UnsafeRawBufferPointer, table: Int32, int64: Bool) throws(BoxwoodError) {

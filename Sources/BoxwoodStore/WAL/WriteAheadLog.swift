@@ -286,8 +286,8 @@ final class WriteAheadLog {
     }
 
     /// The first offset at or after `from` where a record header of this log validates, with its sequence and
-    /// operations word.
-    private func firstIntactRecord(from: UInt64, fileSize: UInt64) throws(BoxwoodError) -> (UInt64, UInt64, UInt32)? {
+    /// operations word (also used by a salvage, to tell damage with commits after it from a torn tail).
+    func firstIntactRecord(from: UInt64, fileSize: UInt64) throws(BoxwoodError) -> (UInt64, UInt64, UInt32)? {
         let headerSize = WriteAheadLog.recordHeaderSize
         let window = 1 << 20
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: window + headerSize, alignment: 16)
