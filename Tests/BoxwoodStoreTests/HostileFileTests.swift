@@ -306,6 +306,33 @@ import Testing
         try box.close()
     }
 
+    @Test("an inline LZ4 value shorter than its 4-byte length prefix is a malformed leaf")
+    func lz4ValueWithoutLengthPrefix() throws {
+        // Found by the page fuzzer (Fuzz/Corpus/page/crash-lz4-value-without-length-prefix): validation passed
+        // the cell, and reading its raw length (`check`, `remove`) read past the cell, past the page's end when
+        // the cell was last.
+        for valueLength in 0..<4 {
+            var page = [UInt8](repeating: 0, count: PageLayout.pageSize)
+            try page.withUnsafeMutableBytes { raw in
+                let p = raw.baseAddress!
+                LeafPage.initialize(p)
+                var cell = [UInt8](repeating: 9, count: LeafPage.cellHeader + 4 + valueLength)
+                cell.withUnsafeMutableBytes { c in
+                    store16(c.baseAddress!, 0, 4)
+                    c[2] = 0
+                    store32(c.baseAddress!, 3, UInt32(valueLength))
+                }
+                #expect(cell.withUnsafeBytes { LeafPage.appendCell(p, $0.baseAddress!, $0.count) })
+                let off = LeafPage(p).slot(0)
+                #expect(PageType.problem(p, pageCount: 100) == nil)
+                p.storeBytes(of: ValueCodec.lz4.rawValue << LeafValue.codecShift, toByteOffset: off + 2, as: UInt8.self)
+                let problem = try #require(PageType.problem(p, pageCount: 100))
+                #expect(problem.contains("LZ4 value of \(valueLength) bytes"), "\(problem)")
+                #expect(PageType.problem(p, pageCount: nil) != nil)
+            }
+        }
+    }
+
     // MARK: 4. Ranges of partial reads and writes
 
     @Test("partial reads and writes at offsets near Int.max are out of bounds, not an overflow")

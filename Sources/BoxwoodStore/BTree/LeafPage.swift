@@ -48,12 +48,18 @@ struct LeafPage: SlottedPage {
 
     /// Why the leaf page at `p`, read from a file of `pageCount` pages (nil: made in memory), is malformed; nil
     /// when it is sound (`PageType.problem` calls this for every leaf page the pager reads). Besides the slotted
-    /// page's checks: an overflow cell's value is a 24-byte reference, and (from a file) a sound one
-    /// (`overflowReferenceProblem`).
+    /// page's checks: an inline LZ4 value holds at least its 4-byte length prefix; an overflow cell's value is a
+    /// 24-byte reference, and (from a file) a sound one (`overflowReferenceProblem`).
     static func problem(_ p: UnsafeRawPointer, pageCount: UInt64?) -> String? {
         if let problem = slotArrayProblem(p) { return problem }
         return cellsProblem(p) { i, off in
-            guard flags(p, off) & flagOverflow != 0 else { return nil }
+            guard flags(p, off) & flagOverflow != 0 else {
+                // An inline LZ4 value starts with its raw length (u32), which `LeafValue.rawLength` reads.
+                if LeafValue.codec(p, off) == ValueCodec.lz4.rawValue && valueLength(p, off) < 4 {
+                    return "cell \(i) LZ4 value of \(valueLength(p, off)) bytes has no length prefix"
+                }
+                return nil
+            }
             if valueLength(p, off) != overflowReferenceSize { return "cell \(i) overflow reference size" }
             if let pageCount, let problem = overflowReferenceProblem(p, off + cellHeader + keyLength(p, off),
                                                                      codec: LeafValue.codec(p, off), pageCount: pageCount) {
