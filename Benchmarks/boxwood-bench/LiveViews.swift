@@ -30,9 +30,8 @@ extension Bench {
         removeTree(directory)
         let latencies = try runAsync { () async throws -> [Double] in
             let postbox = try await Postbox.open(path: directory)
-            let key = PostboxViewKey.preferences(keys: [Self.externalCommitKey])
-            var views = postbox.combinedView(keys: [key]).makeAsyncIterator()
-            _ = await views.next()
+            var views = postbox.view(.preferences(keys: [Self.externalCommitKey])).makeAsyncIterator()
+            _ = try await views.next()
             let executable = try CurrentProcess.executablePath()
             var spawned = try ChildProcess.spawn(executable: executable, arguments: ["--external-commit-child", directory],
                                                  standardInput: .pipe, standardOutput: .nullDevice)
@@ -45,9 +44,9 @@ extension Bench {
                 sent += 1
                 // Wait for the snapshot showing this commit (its entry carries the child's commit counter).
                 while true {
-                    guard let view = await views.next() else { throw BenchError.verification(engine: .boxwood, workload: workload, detail: "the view ended") }
+                    guard let view = try await views.next() else { throw BenchError.verification(engine: .boxwood, workload: workload, detail: "the view ended") }
                     let now = monotonicNanoseconds()
-                    guard let entry = (view.views[key] as? PreferencesView)?.values[Self.externalCommitKey] as? CodableEntry,
+                    guard let entry = view.values[Self.externalCommitKey] as? CodableEntry,
                           entry.data.count == 16 else { continue }
                     let (stamp, counter) = entry.data.withUnsafeBytes { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
                     if counter == sent {
@@ -86,9 +85,10 @@ extension Bench {
             let postbox = try await Postbox.open(path: directory)
             var tasks: [Task<Void, Never>] = []
             for i in 0..<20 {
-                let stream = postbox.combinedView(keys: [.preferences(keys: [ValueBoxKey("bench.idle.\(i)")])])
+                let stream = postbox.view(.preferences(keys: [ValueBoxKey("bench.idle.\(i)")]))
                 let started = SnapshotLatch()
-                tasks.append(Task { for await _ in stream { started.open() } })
+                // A failed view ends its task; `liveViewCount` below then shows fewer than 20.
+                tasks.append(Task { _ = try? await stream.first { _ in started.open(); return false } })
                 await started.wait()
             }
             let live = postbox.liveViewCount

@@ -28,6 +28,8 @@ public struct SyncSimulationResult: Sendable {
     public var viewedPeers: [PeerId] = []
     /// The last snapshot of each open history view.
     public var lastViews: [PeerId: MessageHistoryView] = [:]
+    /// The history views that failed, with the error (a consistent run has none).
+    public var viewFailures: [PeerId: any Error] = [:]
 }
 
 /// Collects a client's events and views while a simulation runs.
@@ -48,12 +50,15 @@ public actor SyncSimulationObserver {
             }
         })
         for peerId in peers {
-            let key = PostboxViewKey.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, anchor: nil, count: count, tag: nil)
-            let stream = client.postbox.combinedView(keys: [key])
+            let stream = client.postbox.view(.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, count: count))
             tasks.append(Task { [weak self] in
-                for await combined in stream {
-                    guard let self else { return }
-                    if let view = combined.views[key] as? MessageHistoryView { await self.record(view, peerId: peerId) }
+                do {
+                    for try await view in stream {
+                        guard let self else { return }
+                        await self.record(view, peerId: peerId)
+                    }
+                } catch {
+                    await self?.recordFailure(error, peerId: peerId)
                 }
             })
         }
@@ -66,6 +71,8 @@ public actor SyncSimulationObserver {
     }
 
     private func record(_ view: MessageHistoryView, peerId: PeerId) { result.lastViews[peerId] = view }
+
+    private func recordFailure(_ error: any Error, peerId: PeerId) { result.viewFailures[peerId] = error }
 
     /// Stops observing and returns what was seen.
     public func finish() -> SyncSimulationResult {

@@ -88,9 +88,14 @@ let storageFailureLog = Task {
 
 var viewTasks: [Task<Void, Never>] = []
 for peerId in viewedPeers {
-    let key = PostboxViewKey.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, anchor: nil, count: 15, tag: nil)
-    let stream = client.postbox.combinedView(keys: [key])
-    viewTasks.append(Task { for await _ in stream {} })
+    let stream = client.postbox.view(.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, count: 15))
+    viewTasks.append(Task {
+        do {
+            for try await _ in stream {}
+        } catch {
+            log("history view of \(peerId) failed: \(error)")
+        }
+    })
 }
 await client.start()
 log("started on \(positional[0]), viewing \(viewedPeers)")

@@ -283,7 +283,7 @@ import Testing
         let changes = box.externalChanges()
         let writer = try CrashChild(executable: child, arguments: ["counter", db, "0", "300", "3", "1"], stderrPath: directory + "/writer.err")
         var seen: [UInt64] = []
-        for await version in changes {
+        for try await version in changes {
             seen.append(version)
             if version == 301 { break }
         }

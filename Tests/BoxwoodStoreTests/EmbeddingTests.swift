@@ -205,14 +205,16 @@ struct SuspendTests {
         try box.set(Self.table, key: bkey([1]), value: mbuf([1]))
         try box.commit()
         let changes = box.externalChanges()
-        let watching = Task { var seen = 0; for await _ in changes { seen += 1 }; return seen }
+        let watching = Task { var seen = 0; for try await _ in changes { seen += 1 }; return seen }
         try box.beginRead()
         try box.suspend()
         #expect(box.isSuspended && !box.isInReadSnapshot)
         // A small log was folded into the data file.
         #expect(try FileManager.default.attributesOfItem(atPath: path + "/wal")[.size] as? Int == WriteAheadLog.headerSize)
         // The commit stream ended (its thread exited).
-        #expect(await watching.value == 0)
+        #expect(try await watching.value == 0)
+        // Watching cannot start while suspended: the stream says why instead of ending silently.
+        await #expect(throws: BoxwoodError.suspended(path: path)) { for try await _ in box.externalChanges() {} }
         #expect(throws: BoxwoodError.suspended(path: path)) { try box.begin() }
         #expect(throws: BoxwoodError.suspended(path: path)) { _ = try box.get(Self.table, key: bkey([1])) }
         #expect(throws: BoxwoodError.transactionAlreadyActive) {

@@ -360,9 +360,8 @@ struct HostileServerTests {
         await server.set(history: { _, _, _, _ in above })
         let directory = SyncTemporaryDirectory()
         let client = try await client(server, directory) { $0.holeFillPageSize = 2 }
-        let key = PostboxViewKey.messageHistory(peerId: alice.id, namespace: SyncNamespaces.cloudMessages, anchor: nil, count: 10, tag: nil)
-        let views = client.postbox.combinedView(keys: [key])
-        let viewing = Task { for await _ in views {} }
+        let views = client.postbox.view(.messageHistory(peerId: alice.id, namespace: SyncNamespaces.cloudMessages, count: 10))
+        let viewing = Task { for try await _ in views {} }
         await client.start()
         for (phase, target) in [(1, 2), (2, 4)] {
             var fetched = false

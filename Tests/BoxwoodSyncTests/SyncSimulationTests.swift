@@ -57,6 +57,7 @@ struct SyncSimulationTests {
         try? await Task.sleep(for: .milliseconds(30))
         let observed = await observer.finish()
         for peerId in viewed {
+            if let failure = observed.viewFailures[peerId] { problems.append("the view of \(peerId) failed: \(failure)"); continue }
             guard let view = observed.lastViews[peerId] else { problems.append("no view of \(peerId)"); continue }
             let serverTop = server.snapshot().chatStates[peerId]?.messages.keys.sorted(by: >).prefix(15) ?? []
             let lowest = view.entries.map(\.id.id).min() ?? Int32.max

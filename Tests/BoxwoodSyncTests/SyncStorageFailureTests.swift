@@ -162,15 +162,14 @@ struct SyncStorageFailureTests {
         // them, and the database refuses to store the page.
         fixture.store.fail(.everyTransaction)
         let peerId = try #require(fixture.server.snapshot().chatStates.keys.sorted().first)
-        let key = PostboxViewKey.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, anchor: nil, count: 20, tag: nil)
-        var views = fixture.postbox.combinedView(keys: [key]).makeAsyncIterator()
+        var views = fixture.postbox.view(.messageHistory(peerId: peerId, namespace: SyncNamespaces.cloudMessages, count: 20)).makeAsyncIterator()
         let failure = await Self.nextStorageFailure(&events)
         #expect(failure == SyncStorageError(.fillHole, cause: .engine(FailingStore.diskFull)))
 
         // After its cooldown the hole is fetched again and stored.
         fixture.store.fail(nil)
-        while let combined = await views.next() {
-            if let view = combined.views[key] as? MessageHistoryView, view.holes.isEmpty { break }
+        while let view = try await views.next() {
+            if view.holes.isEmpty { break }
         }
         try await Self.expectRecovery(fixture)
         // Counted when the fill's operation ends, after the view saw its commit.

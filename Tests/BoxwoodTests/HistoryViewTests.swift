@@ -25,7 +25,7 @@ import BoxwoodStore
         let chat = peer(0, 5)
         let historyKey = PostboxViewKey.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 3, tag: nil)
         var iterator = postbox.combinedView(keys: [historyKey, .messageHistoryHoles, .chatList(groupId: .root, count: 10), .chatListHoles]).makeAsyncIterator()
-        let initial = await iterator.next()
+        let initial = try await iterator.next()
         let history0 = initial?.views[historyKey] as? MessageHistoryView
         #expect(history0?.entries.isEmpty == true && history0?.updateType == .initial)
         // The chat list starts with the seeded hole, which the chat-list holes view reports.
@@ -35,7 +35,7 @@ import BoxwoodStore
         try await postbox.transaction { tx in
             _ = try tx.addMessages((10...14).map { self.message(chat, $0, 100 + $0, "m\($0)") }, location: .UpperHistoryBlock)
         }
-        let afterAdd = await iterator.next()
+        let afterAdd = try await iterator.next()
         let history1 = afterAdd?.views[historyKey] as? MessageHistoryView
         #expect(history1?.entries.map(\.id.id) == [12, 13, 14])
         #expect(history1?.holes == [])      // 12...Int32.max-1 is known
@@ -43,9 +43,9 @@ import BoxwoodStore
 
         // A bigger window reaches below the known block: the hole 1...9 shows, in the hole view too.
         var wide = postbox.combinedView(keys: [.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 50, tag: nil)]).makeAsyncIterator()
-        let wideView = await wide.next()?.views[.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 50, tag: nil)] as? MessageHistoryView
+        let wideView = try await wide.next()?.views[.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 50, tag: nil)] as? MessageHistoryView
         #expect(wideView?.holes == [1...9])
-        let holesNow = await iterator.next()
+        let holesNow = try await iterator.next()
         #expect((holesNow?.views[.messageHistoryHoles] as? MessageHistoryHolesView)?.entries.map(\.range) == [1...9])
 
         // The network fills the hole: messages 5...9 arrive and 1...9 is removed.
@@ -53,10 +53,10 @@ import BoxwoodStore
             try tx.addMessages((5...9).map { self.message(chat, $0, 100 + $0, "m\($0)") }, location: .Random)
             try tx.removeHole(peerId: chat, namespace: 0, space: .everywhere, range: 1...9)
         }
-        let filled = await wide.next()?.views[.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 50, tag: nil)] as? MessageHistoryView
+        let filled = try await wide.next()?.views[.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 50, tag: nil)] as? MessageHistoryView
         #expect(filled?.entries.map(\.id.id) == Array(5...14))
         #expect(filled?.holes == [] && filled?.updateType == .fillHole)
-        let holesAfter = await iterator.next()
+        let holesAfter = try await iterator.next()
         #expect((holesAfter?.views[.messageHistoryHoles] as? MessageHistoryHolesView)?.entries.isEmpty == true)
         try await postbox.close()
     }
@@ -79,7 +79,7 @@ import BoxwoodStore
         }
         let keys = keyList
         let id = try await Postbox.onQueue {
-            try postbox.runTransaction { tx in try postbox.viewTracker.add(keys: keys, tables: try tx.tables) { _ in } }
+            try postbox.runTransaction { tx in postbox.viewTracker.add(keys: keys, tables: try tx.tables) { _ in } }
         }
         final class State: @unchecked Sendable { var rng: SplitMix64; init(_ seed: UInt64) { rng = SplitMix64(seed: seed) } }
         let state = State(seed)
@@ -154,7 +154,7 @@ func fingerprint(_ view: (any PostboxView)?) -> String {
         let keys = chats.map { PostboxViewKey.messageHistory(peerId: $0, namespace: 0, anchor: nil, count: 20, tag: nil) }
         let result = try await Postbox.onQueue { () -> (none: Double, one: Double) in
             try postbox.runTransaction { tx in
-                for key in keys { _ = try postbox.viewTracker.add(keys: [key], tables: try tx.tables) { _ in } }
+                for key in keys { _ = postbox.viewTracker.add(keys: [key], tables: try tx.tables) { _ in } }
             }
             let tables = postbox.tables
             // A change record for a chat no view shows, and one for a chat one view shows (the view reloads).
@@ -169,7 +169,7 @@ func fingerprint(_ view: (any PostboxView)?) -> String {
                 try postbox.valueBox.beginRead()
                 defer { postbox.valueBox.endRead() }
                 let start = ContinuousClock.now
-                for _ in 0..<rounds { try postbox.viewTracker.updateViews(tables: tables, changes: changes) }
+                for _ in 0..<rounds { postbox.viewTracker.updateViews(tables: tables, changes: changes) }
                 return (ContinuousClock.now - start) / .seconds(1) / Double(rounds)
             }
             return (try time(untouched), try time(touched))

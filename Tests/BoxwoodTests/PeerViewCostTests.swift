@@ -32,7 +32,7 @@ extension ViewCostTests {
                 try postbox.valueBox.beginRead()
                 defer { postbox.valueBox.endRead() }
                 let start = ContinuousClock.now
-                for round in 0..<rounds { try postbox.viewTracker.updateViews(tables: tables, changes: changes[round % changes.count]) }
+                for round in 0..<rounds { postbox.viewTracker.updateViews(tables: tables, changes: changes[round % changes.count]) }
                 return (ContinuousClock.now - start) / .seconds(1) / Double(rounds)
             }
             return (try time([untouched]), try time(touched))

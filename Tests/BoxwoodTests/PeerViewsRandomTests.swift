@@ -102,7 +102,7 @@ import BoxwoodStore
             try postbox.runTransaction { tx in
                 try keys.enumerated().map { position, key in
                     emissions.counts.append(0)
-                    return try postbox.viewTracker.add(keys: [key], tables: try tx.tables) { _ in emissions.counts[position] += 1 }
+                    return postbox.viewTracker.add(keys: [key], tables: try tx.tables) { _ in emissions.counts[position] += 1 }
                 }
             }
         }

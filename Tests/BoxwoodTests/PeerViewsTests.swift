@@ -237,7 +237,7 @@ import BoxwoodStore
         try await postbox.close()
         postbox = try await Postbox.open(path: path)
         var iterator = postbox.combinedView(keys: [.unsentMessages]).makeAsyncIterator()
-        let indices = (await iterator.next()?.views[.unsentMessages] as? UnsentMessagesView)?.indices
+        let indices = (try await iterator.next()?.views[.unsentMessages] as? UnsentMessagesView)?.indices
         #expect(indices == [MessageIndex(id: ids[0], timestamp: 1), MessageIndex(id: ids[3], timestamp: 4)])
         try await postbox.close()
     }
@@ -277,7 +277,7 @@ import BoxwoodStore
             let around = PostboxViewKey.messageHistory(peerId: chat, namespace: 0, anchor: anchor(10), count: 40, tag: nil)
             let low = PostboxViewKey.messageHistory(peerId: chat, namespace: 0, anchor: anchor(2), count: 40, tag: nil)
             var iterator = postbox.combinedView(keys: [newest, around, low, .messageHistoryHoles]).makeAsyncIterator()
-            let entries = (await iterator.next()?.views[.messageHistoryHoles] as? MessageHistoryHolesView)?.entries ?? []
+            let entries = (try await iterator.next()?.views[.messageHistoryHoles] as? MessageHistoryHolesView)?.entries ?? []
             func entry(_ range: ClosedRange<Int32>, _ direction: MessageHistoryHoleDirection, _ count: Int) -> MessageHistoryHolesViewEntry {
                 MessageHistoryHolesViewEntry(peerId: chat, namespace: 0, space: .everywhere, range: range, direction: direction, count: count)
             }

@@ -49,7 +49,7 @@ import Glibc
         try await ext.transaction { tx in try tx.updatePeers([Self.bob]) }
         let keys: [PostboxViewKey] = [.basicPeer(Self.alice.id), .basicPeer(Self.bob.id)]
         var views = app.combinedView(keys: keys).makeAsyncIterator()
-        _ = await views.next()
+        _ = try await views.next()
         try await app.suspend()
         // Suspended with a live view registered: no file lock on the database.
         if FileManager.default.fileExists(atPath: "/proc/locks") {
@@ -60,14 +60,14 @@ import Glibc
         let renamed = TestUser(id: Self.bob.id, firstName: "Robert", lastName: "B", username: "bob")
         try await ext.transaction { tx in try tx.updatePeers([Self.alice, renamed]) }
         try await app.resume()
-        var latest = await views.next()
+        var latest = try await views.next()
         while fingerprint(latest, keys) != "Alice/Robert" {
-            latest = await views.next()
+            latest = try await views.next()
             if latest == nil { break }
         }
         let fresh = try await Postbox.open(path: path)
         var freshViews = fresh.combinedView(keys: keys).makeAsyncIterator()
-        let freshView = await freshViews.next()
+        let freshView = try await freshViews.next()
         #expect(fingerprint(latest, keys) == fingerprint(freshView, keys))
         #expect(fingerprint(freshView, keys) == "Alice/Robert")
         try await fresh.close()

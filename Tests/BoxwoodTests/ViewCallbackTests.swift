@@ -26,7 +26,7 @@ import Testing
         try await withPostbox("dispose") { postbox in
             let baseline = postbox.liveViewCount
             let recorder = ViewRecorder()
-            let disposable = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { recorder.record($0) })
+            let disposable = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { recorder.record($0) }, onError: { recorder.recordError($0) })
             let first = try await recorder.waitFor(count: 1)
             #expect((first[0].views[.basicPeer(Self.alice)] as? BasicPeerView)?.peer == nil)
             #expect(postbox.liveViewCount == baseline + 1)
@@ -52,7 +52,7 @@ import Testing
             let baseline = postbox.liveViewCount
             let recorder = ViewRecorder()
             for _ in 0..<20 {
-                postbox.combinedView(keys: [.basicPeer(Self.alice), .contacts(includePresences: true)], onNext: { recorder.record($0) }).dispose()
+                postbox.combinedView(keys: [.basicPeer(Self.alice), .contacts(includePresences: true)], onNext: { recorder.record($0) }, onError: { recorder.recordError($0) }).dispose()
             }
             // Registration and removal run on the queue in order; a transaction after them sees neither.
             try await postbox.transaction { tx in try tx.updatePeers([Self.alice("A")]) }
@@ -71,7 +71,7 @@ import Testing
             let disposable = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { view in
                 recorder.record(view)
                 if recorder.count == 1 { gate.wait() }
-            })
+            }, onError: { recorder.recordError($0) })
             _ = try await recorder.waitFor(count: 1)
             // The consumer is stuck in its first callback; transactions still run and commit.
             for name in ["A", "B"] { try await postbox.transaction { tx in try tx.updatePeers([Self.alice(name)]) } }
@@ -91,20 +91,20 @@ import Testing
             let stream = postbox.combinedView(keys: [.unsentMessages, .isContact(Self.alice)])
             let task = Task {
                 var received = 0
-                for await _ in stream { received += 1 }
+                for try await _ in stream { received += 1 }
                 return received
             }
             try await waitForLiveViewCount(postbox, baseline + 1)
             #expect(postbox.liveViewCount == baseline + 1)
             task.cancel()
-            let received = await task.value
+            let received = try await task.value
             #expect(received >= 1)
             try await waitForLiveViewCount(postbox, baseline)
             #expect(postbox.liveViewCount == baseline)
             // A stream cancelled before its registration ran registers nothing.
-            let early = Task { for await _ in postbox.combinedView(keys: [.unsentMessages]) {} }
+            let early = Task { for try await _ in postbox.combinedView(keys: [.unsentMessages]) {} }
             early.cancel()
-            await early.value
+            try await early.value
             try await postbox.transaction { _ in }
             try await waitForLiveViewCount(postbox, baseline)
             #expect(postbox.liveViewCount == baseline)
@@ -123,18 +123,18 @@ import Testing
                     let tables = try tx.tables
                     let tracker = postbox.viewTracker
                     for name in ["a", "b", "c", "d"] {
-                        log.ids[name] = try tracker.add(keys: [key], tables: tables) { _ in
+                        log.ids[name] = tracker.add(keys: [key], tables: tables) { _ in
                             log.entries.append(name)
                             // "a", when notified, removes "c" and adds "e".
                             if name == "a", let c = log.ids.removeValue(forKey: "c") {
                                 tracker.remove(c, tables: tables)
-                                log.ids["e"] = try? tracker.add(keys: [key], tables: tables) { _ in log.entries.append("e") }
+                                log.ids["e"] = tracker.add(keys: [key], tables: tables) { _ in log.entries.append("e") }
                             }
                         }
                     }
                     // Remove "b" and add "f": order stays that of registration.
                     tracker.remove(log.ids.removeValue(forKey: "b")!, tables: tables)
-                    log.ids["f"] = try tracker.add(keys: [key], tables: tables) { _ in log.entries.append("f") }
+                    log.ids["f"] = tracker.add(keys: [key], tables: tables) { _ in log.entries.append("f") }
                     log.entries.removeAll()
                 }
             }
@@ -154,7 +154,7 @@ import Testing
                     let tables = try tx.tables
                     let tracker = postbox.viewTracker
                     var extra: [Int] = []
-                    for _ in 0..<40 { extra.append(try tracker.add(keys: [key], tables: tables) { _ in }) }
+                    for _ in 0..<40 { extra.append(tracker.add(keys: [key], tables: tables) { _ in }) }
                     for id in extra.reversed() { tracker.remove(id, tables: tables) }
                     log.entries.removeAll()
                 }

@@ -31,37 +31,45 @@ import BoxwoodStore
         defer { try? FileManager.default.removeItem(atPath: path) }
         let ended = Flags(count: 3)
         let keys: [[PostboxViewKey]] = [[.basicPeer(Self.alice)], [.unsentMessages, .isContact(Self.alice)], [.contacts(includePresences: true)]]
-        var tasks: [Task<Int, Never>] = []
+        var tasks: [Task<Int, any Error>] = []
         for (i, keys) in keys.enumerated() {
             let stream = postbox.combinedView(keys: keys)
             tasks.append(Task {
                 var received = 0
-                for await _ in stream { received += 1 }
+                // Closing ends the stream without an error.
+                for try await _ in stream { received += 1 }
                 ended.set(i)
                 return received
             })
         }
         let callbacks = ViewRecorder()
-        let disposable = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { callbacks.record($0) })
+        let disposable = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { callbacks.record($0) }, onError: { callbacks.recordError($0) })
         #expect(try await eventually { postbox.liveViewCount == 4 })
         _ = try await callbacks.waitFor(count: 1)
 
         try await postbox.close()
         #expect(try await eventually { ended.all }, "a live stream did not end when the Postbox closed")
-        for task in tasks { #expect(await task.value >= 1) }
+        for task in tasks { #expect(try await task.value >= 1) }
         #expect(postbox.liveViewCount == 0)
         // Nothing reaches a callback consumer after close, and disposing afterwards is harmless.
         try await Task.sleep(for: .milliseconds(50))
         #expect(callbacks.count == 1)
         disposable.dispose()
 
-        // A view asked for after close: the stream ends at once, the callback never runs.
+        // A view asked for after close: the stream throws `.closed` at once, the callback form gets it in `onError`
+        // and never a snapshot.
         var late = 0
-        for await _ in postbox.combinedView(keys: [.basicPeer(Self.alice)]) { late += 1 }
+        await #expect(throws: PostboxError.closed) {
+            for try await _ in postbox.combinedView(keys: [.basicPeer(Self.alice)]) { late += 1 }
+        }
         #expect(late == 0)
+        await #expect(throws: PostboxError.closed) {
+            for try await _ in postbox.view(.basicPeer(Self.alice)) { late += 1 }
+        }
         let lateCallbacks = ViewRecorder()
-        _ = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { lateCallbacks.record($0) })
-        try await Task.sleep(for: .milliseconds(50))
+        _ = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { lateCallbacks.record($0) }, onError: { lateCallbacks.recordError($0) })
+        #expect(try await eventually { lateCallbacks.errors.count == 1 })
+        #expect(lateCallbacks.errors.first as? PostboxError == .closed)
         #expect(lateCallbacks.count == 0 && postbox.liveViewCount == 0)
     }
 
@@ -95,19 +103,34 @@ import BoxwoodStore
                                 streamsStarted.add()
                                 Task {
                                     var received = 0
-                                    for await _ in stream {
-                                        received += 1
-                                        if received > limit { break }
+                                    do {
+                                        for try await _ in stream {
+                                            received += 1
+                                            if received > limit { break }
+                                        }
+                                    } catch PostboxError.closed {
+                                        // Subscribed after the close: the stream says so.
+                                    } catch {
+                                        Issue.record("seed \(seed): a stream failed with \(error)")
                                     }
                                     streamsEnded.add()
                                 }
                             case 1:
-                                let disposable = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { _ in })
+                                let disposable = postbox.combinedView(keys: [.basicPeer(Self.alice)], onNext: { _ in }, onError: { _ in })
                                 if rng.next() % 2 == 0 { disposable.dispose() }
                             case 2:
                                 let stream = postbox.combinedView(keys: [.unsentMessages])
                                 streamsStarted.add()
-                                let task = Task { for await _ in stream {}; streamsEnded.add() }
+                                let task = Task {
+                                    do {
+                                        for try await _ in stream {}
+                                    } catch PostboxError.closed {
+                                        // Subscribed after the close.
+                                    } catch {
+                                        Issue.record("seed \(seed): a stream failed with \(error)")
+                                    }
+                                    streamsEnded.add()
+                                }
                                 if rng.next() % 2 == 0 { task.cancel() }
                             default:
                                 do {

@@ -36,6 +36,7 @@ func registerViewTestTypes() {
 final class ViewRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var views: [CombinedView] = []
+    private var failures: [any Error] = []
     private var onPostboxQueue = false
 
     func record(_ view: CombinedView) {
@@ -46,7 +47,12 @@ final class ViewRecorder: @unchecked Sendable {
         }
     }
 
+    /// Records an error the subscription's `onError` got.
+    func recordError(_ error: any Error) { lock.withLock { failures.append(error) } }
+
     var count: Int { lock.withLock { views.count } }
+    /// The errors delivered to `onError`, in order.
+    var errors: [any Error] { lock.withLock { failures } }
     var last: CombinedView? { lock.withLock { views.last } }
     /// Whether any snapshot was delivered on the Postbox queue.
     var sawPostboxQueue: Bool { lock.withLock { onPostboxQueue } }
@@ -86,7 +92,7 @@ func expectSelectiveView(_ postbox: Postbox, _ key: PostboxViewKey, initial: (an
                          sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let baseline = postbox.liveViewCount
     let recorder = ViewRecorder()
-    let disposable = postbox.combinedView(keys: [key], onNext: { recorder.record($0) })
+    let disposable = postbox.combinedView(keys: [key], onNext: { recorder.record($0) }, onError: { recorder.recordError($0) })
     var expected = 1
     let first = try await recorder.waitFor(count: 1)
     #expect(first.first?.views[key].map(initial) == true, "initial snapshot of \(key)", sourceLocation: sourceLocation)

@@ -19,7 +19,7 @@ import BoxwoodStore
         let postbox = try await Postbox.open(path: path)
         let alice = TestUser(id: peer(0, 1), firstName: "Alice", lastName: "A", username: nil)
         var iterator = postbox.combinedView(keys: [.postboxState, .basicPeer(alice.id)]).makeAsyncIterator()
-        let first = await iterator.next()
+        let first = try await iterator.next()
         #expect((first?.views[.postboxState] as? PostboxStateView)?.state == nil)
         #expect((first?.views[.basicPeer(alice.id)] as? BasicPeerView)?.peer == nil)
 
@@ -27,15 +27,15 @@ import BoxwoodStore
         try await postbox.transaction { tx in try tx.replaceContactPeerIds([peer(0, 99)]) }
         try await postbox.transaction { tx in try tx.updatePeers([TestUser(id: peer(0, 2), firstName: "B", lastName: "", username: nil)]) }
         try await postbox.transaction { tx in try tx.setState(TestAccountState(pts: 5, qts: 0, date: 0, seq: 0)) }
-        let second = await iterator.next()
+        let second = try await iterator.next()
         #expect(((second?.views[.postboxState] as? PostboxStateView)?.state as? TestAccountState)?.pts == 5)
         try await postbox.transaction { tx in try tx.updatePeers([alice]) }
-        let third = await iterator.next()
+        let third = try await iterator.next()
         #expect(((third?.views[.basicPeer(alice.id)] as? BasicPeerView)?.peer as? TestUser)?.firstName == "Alice")
         // Storing an equal peer again changes nothing.
         try await postbox.transaction { tx in try tx.updatePeers([alice]) }
         try await postbox.transaction { tx in try tx.setState(TestAccountState(pts: 6, qts: 0, date: 0, seq: 0)) }
-        let fourth = await iterator.next()
+        let fourth = try await iterator.next()
         #expect(((fourth?.views[.postboxState] as? PostboxStateView)?.state as? TestAccountState)?.pts == 6)
         try await postbox.close()
     }
@@ -50,7 +50,7 @@ import BoxwoodStore
         let alice = peer(0, 1)
         let id = try await Postbox.onQueue {
             try postbox.runTransaction { tx in
-                try postbox.viewTracker.add(keys: [.basicPeer(alice), .preferences(keys: [ValueBoxKey("a")])], tables: try tx.tables) { _ in counter.value += 1 }
+                postbox.viewTracker.add(keys: [.basicPeer(alice), .preferences(keys: [ValueBoxKey("a")])], tables: try tx.tables) { _ in counter.value += 1 }
             }
         }
         func emissions() async throws -> Int { try await Postbox.onQueue { counter.value } }
@@ -77,13 +77,13 @@ import BoxwoodStore
         let chat = peer(0, 7)
         var iterator = postbox.combinedView(keys: [.peerMergedOperationLog(tag: tag, limit: 10), .totalUnreadState(groupId: .root),
                                                    .combinedReadState(peerId: chat)]).makeAsyncIterator()
-        _ = await iterator.next()
+        _ = try await iterator.next()
         try await postbox.transaction { tx in
             try tx.operationLogAddEntry(peerId: chat, tag: tag, tagMergedIndex: .automatic, contents: TestOperation(payload: 1))
             try tx.addMessages([StoreMessage(id: .id(MessageId(peerId: chat, namespace: 0, id: 1)), timestamp: 10, flags: [.incoming],
                                              authorId: chat, text: "hi")], location: .UpperHistoryBlock)
         }
-        let next = await iterator.next()
+        let next = try await iterator.next()
         #expect((next?.views[.peerMergedOperationLog(tag: tag, limit: 10)] as? MergedOperationLogView)?.entries.count == 1)
         #expect((next?.views[.totalUnreadState(groupId: .root)] as? TotalUnreadView)?.state == ChatListTotalUnreadState(messageCount: 1, chatCount: 1))
         #expect((next?.views[.combinedReadState(peerId: chat)] as? CombinedReadStateView)?.state?.count == 1)
@@ -91,7 +91,7 @@ import BoxwoodStore
             try tx.applyIncomingReadMaxId(MessageId(peerId: chat, namespace: 0, id: 1))
             try tx.operationLogRemoveAllEntries(peerId: chat, tag: tag)
         }
-        let read = await iterator.next()
+        let read = try await iterator.next()
         #expect((read?.views[.peerMergedOperationLog(tag: tag, limit: 10)] as? MergedOperationLogView)?.entries.isEmpty == true)
         #expect((read?.views[.totalUnreadState(groupId: .root)] as? TotalUnreadView)?.state == ChatListTotalUnreadState(messageCount: 0, chatCount: 0))
         #expect((read?.views[.combinedReadState(peerId: chat)] as? CombinedReadStateView)?.state?.count == 0)
@@ -107,13 +107,13 @@ import BoxwoodStore
         do {
             // Iterated inline (not in another task), so the suite's time limit ends a missing emission as a failure.
             var iterator = app.combinedView(keys: [.basicPeer(carol.id)]).makeAsyncIterator()
-            let first = await iterator.next()
+            let first = try await iterator.next()
             #expect(first != nil && (first?.views[.basicPeer(carol.id)] as? BasicPeerView)?.peer == nil)
             #expect(app.liveViewCount == 1)
             // The other instance (another process, for the shared header) commits; the app's view refreshes
             // without any transaction of the app.
             try await other.transaction { tx in try tx.updatePeers([carol]) }
-            let second = await iterator.next()
+            let second = try await iterator.next()
             #expect(((second?.views[.basicPeer(carol.id)] as? BasicPeerView)?.peer as? TestUser)?.lastName == "C")
         }
         for _ in 0..<200 where app.liveViewCount > 0 { try await Task.sleep(for: .milliseconds(5)) }

@@ -38,6 +38,8 @@ public final class Postbox: @unchecked Sendable {
     private var isSuspended = false
     /// Watches the shared header for other processes' commits while live views exist (see `combinedView`).
     private var externalWatcher: Task<Void, Never>?
+    /// Counts the watchers started, so a failing watcher acts only while it is the current one.
+    private var externalWatcherGeneration = 0
     /// The TransactionStateVersion the last non-empty transaction of this Postbox wrote to the metadata table.
     var transactionStateVersion: Int64 = 0
 
@@ -126,13 +128,28 @@ public final class Postbox: @unchecked Sendable {
 
     /// Starts (once) a task that runs an empty transaction whenever another process commits, so that live
     /// views refresh without waiting for a transaction of this Postbox. It sleeps in the kernel between commits
-    /// (`ValueBox/externalChanges()`) and runs only while a live view exists. Runs on the queue.
+    /// (`ValueBox/externalChanges()`) and runs only while a live view exists. When watching or the refreshing
+    /// transaction fails, every live view is stopped with that error (``ViewTracker/failAll(_:)``): a view that
+    /// no longer follows other processes must not look live. Runs on the queue.
     func watchExternalChanges() {
         guard externalWatcher == nil, !isClosed, !isSuspended else { return }
         let changes = valueBox.externalChanges()
+        externalWatcherGeneration += 1
+        let generation = externalWatcherGeneration
         externalWatcher = Task { [self] in
-            for await _ in changes {
-                do { try await transaction { _ in } } catch { return }
+            do {
+                for try await _ in changes {
+                    try await transaction { _ in }
+                }
+            } catch PostboxError.closed, PostboxError.suspended {
+                // Closing or suspending stops the watcher on purpose (the views end or wait for `resume`).
+            } catch {
+                Postbox.queue.async { [self] in
+                    // Only this watcher's views: one cancelled meanwhile (close, suspend) has no say.
+                    guard generation == externalWatcherGeneration, externalWatcher != nil else { return }
+                    externalWatcher = nil
+                    viewTracker.failAll(error)
+                }
             }
         }
     }
@@ -191,7 +208,7 @@ public final class Postbox: @unchecked Sendable {
             transactionStateVersion = try tables.metadata.incrementTransactionStateVersion()
         }
         if !changes.isEmpty || sawExternalCommits {
-            try viewTracker.updateViews(tables: tables, changes: changes)
+            viewTracker.updateViews(tables: tables, changes: changes)
             for id in observers.keys.sorted() { observers[id]?(changes) }
         }
         tables.resetChanges()

@@ -96,7 +96,3 @@ public enum PostboxViewKey: Hashable, Sendable {
     }
 }
 
-/// Snapshots of several views taken after the same transaction.
-public struct CombinedView: Sendable {
-    public let views: [PostboxViewKey: any PostboxView]
-}

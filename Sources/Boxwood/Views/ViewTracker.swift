@@ -7,30 +7,75 @@
 /// dictionary from id to slot. Adding appends; removing empties the slot, and the array is compacted when
 /// more than half of it is empty — O(1) amortized either way.
 final class ViewTracker {
+    /// How a registration ends other than by its consumer: nil when the Postbox closes, else the error that stops
+    /// every view of the registration (``failAll(_:)``).
+    typealias End = ((any Error)?) -> Void
+
     private final class Registration {
         let id: Int
-        let views: [(PostboxViewKey, any MutablePostboxView)]
+        /// The live views, in request order (plain keys first, then derived ones).
+        private(set) var views: [(key: PostboxViewKey, view: any MutablePostboxView)]
         /// The views updated first, and those derived from them (updated after every plain view).
-        let plainViews: [any MutablePostboxView]
-        let derivedViews: [any MutablePostboxView]
+        private(set) var plainViews: [(key: PostboxViewKey, view: any MutablePostboxView)] = []
+        private(set) var derivedViews: [(key: PostboxViewKey, view: any MutablePostboxView)] = []
+        /// The keys whose views failed; a key is either here or in `views`.
+        private(set) var failures: [PostboxViewKey: PostboxViewError]
         let emit: (CombinedView) -> Void
-        /// Called when the registration ends with the Postbox (not when its consumer removes it).
-        let end: (() -> Void)?
+        let end: End?
 
-        init(id: Int, views: [(PostboxViewKey, any MutablePostboxView)], emit: @escaping (CombinedView) -> Void, end: (() -> Void)?) {
+        init(id: Int, views: [(key: PostboxViewKey, view: any MutablePostboxView)], failures: [PostboxViewKey: PostboxViewError],
+             emit: @escaping (CombinedView) -> Void, end: End?) {
             self.id = id
             self.views = views
-            plainViews = views.filter { !$0.0.isDerived }.map(\.1)
-            derivedViews = views.filter { $0.0.isDerived }.map(\.1)
+            self.failures = failures
             self.emit = emit
             self.end = end
+            split()
+        }
+
+        func append(_ key: PostboxViewKey, _ view: any MutablePostboxView) {
+            views.append((key, view))
+            split()
+        }
+
+        /// Takes the view of `key` out of every update: from now on the key is a failure.
+        func fail(_ key: PostboxViewKey, _ error: any Error) {
+            views.removeAll { $0.key == key }
+            failures[key] = PostboxViewError(key: key, underlying: error)
+            split()
+        }
+
+        private func split() {
+            plainViews = views.filter { !$0.key.isDerived }
+            derivedViews = views.filter { $0.key.isDerived }
         }
 
         func snapshot() -> CombinedView {
             var result: [PostboxViewKey: any PostboxView] = [:]
             for (key, view) in views { result[key] = view.immutableView() }
-            return CombinedView(views: result)
+            return CombinedView(views: result, failures: failures)
         }
+    }
+
+    /// What a view is doing when ``injectedFailure`` is asked.
+    enum Operation { case build, update }
+
+    /// A test seam: asked before each view is built and before each update (replay or refresh) of a view; an
+    /// error it returns is thrown there as the view's own. Nil (always, outside tests): nothing is asked.
+    var injectedFailure: ((PostboxViewKey, Operation) -> (any Error)?)?
+
+    /// Builds the view of `key`, or throws why it cannot be built.
+    private func makeView(_ key: PostboxViewKey, tables: PostboxTables) throws -> any MutablePostboxView {
+        if let error = injectedFailure?(key, .build) { throw error }
+        return try key.makeView(tables: tables, tracker: self)
+    }
+
+    /// Brings the view of `key` up to date (a rebuild after other processes' commits, else a replay of
+    /// `changes`; nil: a rebuild); true when it changed.
+    private func update(_ key: PostboxViewKey, _ view: any MutablePostboxView, tables: PostboxTables, changes: PostboxChanges?) throws -> Bool {
+        if let error = injectedFailure?(key, .update) { throw error }
+        guard let changes, !changes.sawExternalCommits else { return try view.refresh(tables: tables) }
+        return try view.replay(tables: tables, changes: changes)
     }
 
     /// Registrations in registration order; nil where one was removed.
@@ -46,30 +91,32 @@ final class ViewTracker {
     /// add or remove registrations while the caller iterates it.
     private var live: [Registration] { slots.compactMap { $0 } }
 
-    /// Builds the views of `keys` from the tables, emits their first snapshot and registers them. Derived
-    /// views (holes) see the registration's own history and chat-list views. `end` runs if the registration is
-    /// still live when the Postbox closes (``endAll()``).
-    func add(keys: [PostboxViewKey], tables: PostboxTables, emit: @escaping (CombinedView) -> Void,
-             end: (() -> Void)? = nil) throws -> Int {
-        var views: [(PostboxViewKey, any MutablePostboxView)] = []
-        let unique = Set(keys)
-        for key in unique where !key.isDerived { views.append((key, try key.makeView(tables: tables, tracker: self))) }
+    /// Builds the views of `keys` from the tables, emits their first snapshot and registers them. A key whose view
+    /// cannot be built fails alone: the snapshot lists it in ``CombinedView/failures`` and the other keys are live.
+    /// Derived views (holes) see the registration's own history and chat-list views. `end` runs if the
+    /// registration is still live when the Postbox closes (``endAll()``) or its views are stopped by an error
+    /// (``failAll(_:)``).
+    func add(keys: [PostboxViewKey], tables: PostboxTables, emit: @escaping (CombinedView) -> Void, end: End? = nil) -> Int {
+        var views: [(key: PostboxViewKey, view: any MutablePostboxView)] = []
+        var failures: [PostboxViewKey: PostboxViewError] = [:]
+        var unique: [PostboxViewKey] = []
+        var seen = Set<PostboxViewKey>()
+        for key in keys where seen.insert(key).inserted { unique.append(key) }
+        for key in unique where !key.isDerived {
+            do { views.append((key, try makeView(key, tables: tables))) } catch {
+                failures[key] = PostboxViewError(key: key, underlying: error)
+            }
+        }
         let id = nextId
         nextId += 1
         // Registered first with its plain views, so that its own derived views count them.
-        insert(Registration(id: id, views: views, emit: emit, end: end))
-        do {
-            var all = views
-            for key in unique where key.isDerived { all.append((key, try key.makeView(tables: tables, tracker: self))) }
-            let registration = Registration(id: id, views: all, emit: emit, end: end)
-            slots[slotById[id]!] = registration  // `insert` gave `id` a slot; only `remove(id)` takes it, and nobody has `id` yet
-            try refreshDerivedViews(tables: tables, except: id)
-            emit(registration.snapshot())
-        } catch {
-            // Nobody gets the id: a registration left behind would stay live for good.
-            remove(id, tables: tables)
-            throw error
+        let registration = Registration(id: id, views: views, failures: failures, emit: emit, end: end)
+        insert(registration)
+        for key in unique where key.isDerived {
+            do { registration.append(key, try makeView(key, tables: tables)) } catch { registration.fail(key, error) }
         }
+        refreshDerivedViews(tables: tables, except: id)
+        emit(registration.snapshot())
         return id
     }
 
@@ -91,12 +138,17 @@ final class ViewTracker {
     }
 
     /// Brings the derived views of other registrations up to date after views were added or removed, and emits
-    /// for those that changed.
-    private func refreshDerivedViews(tables: PostboxTables, except excluded: Int? = nil) throws {
+    /// for those that changed (a derived view that fails to refresh fails alone).
+    private func refreshDerivedViews(tables: PostboxTables, except excluded: Int? = nil) {
         for registration in live where registration.id != excluded && !registration.derivedViews.isEmpty {
             var changed = false
-            for view in registration.derivedViews {
-                if try view.refresh(tables: tables) { changed = true }
+            for (key, view) in registration.derivedViews {
+                do {
+                    if try update(key, view, tables: tables, changes: nil) { changed = true }
+                } catch {
+                    registration.fail(key, error)
+                    changed = true
+                }
             }
             if changed { registration.emit(registration.snapshot()) }
         }
@@ -106,16 +158,26 @@ final class ViewTracker {
         guard let slot = slotById.removeValue(forKey: id) else { return }
         slots[slot] = nil
         if slots.count > 16 && slotById.count * 2 < slots.count { compact() }
-        try? refreshDerivedViews(tables: tables)
+        refreshDerivedViews(tables: tables)
     }
 
-    /// Drops every registration and runs each one's `end` (the Postbox is closing): no view is updated or
-    /// emits afterwards.
+    /// Drops every registration and runs each one's `end` with nil (the Postbox is closing): no view is updated
+    /// or emits afterwards.
     func endAll() {
+        for registration in takeAll() { registration.end?(nil) }
+    }
+
+    /// Drops every registration and runs each one's `end` with `error`: something every view depends on failed
+    /// (watching other processes' commits, or the transaction that refreshes the views after them).
+    func failAll(_ error: any Error) {
+        for registration in takeAll() { registration.end?(error) }
+    }
+
+    private func takeAll() -> [Registration] {
         let ending = live
         slots = []
         slotById = [:]
-        for registration in ending { registration.end?() }
+        return ending
     }
 
     /// Drops the empty slots, keeping the order.
@@ -127,17 +189,22 @@ final class ViewTracker {
     }
 
     /// Replays a transaction's changes into every view: first every plain view, then the derived ones (which
-    /// read the plain views), then each registration that changed emits one snapshot. Iterates over a copy,
-    /// so a consumer may add or remove views while being notified.
-    func updateViews(tables: PostboxTables, changes: PostboxChanges) throws {
+    /// read the plain views), then each registration that changed emits one snapshot. A view that fails fails
+    /// alone (its registration emits the failure; the transaction goes on). Iterates over a copy, so a consumer
+    /// may add or remove views while being notified.
+    func updateViews(tables: PostboxTables, changes: PostboxChanges) {
         let registrations = slots
         var changed = [Bool](repeating: false, count: registrations.count)
         for derivedPass in [false, true] {
             for (position, registration) in registrations.enumerated() {
                 guard let registration else { continue }
-                for view in derivedPass ? registration.derivedViews : registration.plainViews {
-                    let viewChanged = changes.sawExternalCommits ? try view.refresh(tables: tables) : try view.replay(tables: tables, changes: changes)
-                    if viewChanged { changed[position] = true }
+                for (key, view) in derivedPass ? registration.derivedViews : registration.plainViews {
+                    do {
+                        if try update(key, view, tables: tables, changes: changes) { changed[position] = true }
+                    } catch {
+                        registration.fail(key, error)
+                        changed[position] = true
+                    }
                 }
             }
         }

@@ -3,21 +3,29 @@ import BoxwoodPlatform
 import SystemPackage
 
 extension ValueBox {
-    /// Versions committed by other value boxes (other processes) after this call, as they happen: an
-    /// `AsyncStream` of ``transactionStateVersion`` values. No polling: a thread of its own sleeps in the kernel
-    /// on the shared header's commit word (a shared futex on Linux, `os_sync_wait_on_address` on Darwin) and is
-    /// woken by the committing process. Versions this value box committed itself are not reported, and several
-    /// commits that land while the stream's consumer is busy are reported once, as the newest version. Meant for
-    /// refreshing live views of a process that is not writing (Postbox notices only at its next transaction). The
-    /// stream ends when the task iterating it is cancelled or drops it — the thread is woken and exits, and nothing
-    /// of it wakes afterwards. A value box without a shared header (a read-only open in a read-only directory) gets
-    /// a stream that ends at once.
-    public func externalChanges() -> AsyncStream<UInt64> {
-        guard header != nil, !isClosed, !suspended, let monitor = try? HeaderMonitor(path: path + "/" + ValueBox.headerFileName,
-                                                             fileSystem: fileSystem, ownCommits: ownCommits) else {
-            return AsyncStream { $0.finish() }
+    /// Versions committed by other value boxes (other processes) after this call, as they happen: a stream of
+    /// ``transactionStateVersion`` values. No polling: a thread of its own sleeps in the kernel on the shared
+    /// header's commit word (a shared futex on Linux, `os_sync_wait_on_address` on Darwin) and is woken by the
+    /// committing process. Versions this value box committed itself are not reported, and several commits that
+    /// land while the stream's consumer is busy are reported once, as the newest version. Meant for refreshing live
+    /// views of a process that is not writing (Postbox notices only at its next transaction).
+    ///
+    /// The stream ends when the task iterating it is cancelled or drops it — the thread is woken and exits, and
+    /// nothing of it wakes afterwards — and when the value box is suspended or closed. A value box without a shared
+    /// header (a read-only open in a read-only directory) has nothing to watch: its stream ends at once. The stream
+    /// throws a ``BoxwoodError`` when watching cannot start: `.closed` or `.suspended` for a value box in that
+    /// state, `.io` when the header cannot be mapped or the thread cannot be started.
+    public func externalChanges() -> AsyncThrowingStream<UInt64, any Error> {
+        if isClosed { return AsyncThrowingStream { $0.finish(throwing: BoxwoodError.closed) } }
+        if suspended { return AsyncThrowingStream { $0.finish(throwing: BoxwoodError.suspended(path: path)) } }
+        guard header != nil else { return AsyncThrowingStream { $0.finish() } }
+        let monitor: HeaderMonitor
+        do {
+            monitor = try HeaderMonitor(path: path + "/" + ValueBox.headerFileName, fileSystem: fileSystem, ownCommits: ownCommits)
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
         }
-        let (stream, continuation) = AsyncStream<UInt64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncThrowingStream<UInt64, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // The baseline is the version now, not when the thread first runs: a commit made right after this call
         // is reported.
         let baseline = monitor.version
@@ -25,7 +33,9 @@ extension ValueBox {
         do {
             try watcher.start { continuation.finish() }
         } catch {
-            return AsyncStream { $0.finish() }
+            let failure = BoxwoodError.io(operation: "start the commit watcher thread", path: path + "/" + ValueBox.headerFileName,
+                                          errno: error.rawValue)
+            return AsyncThrowingStream { $0.finish(throwing: failure) }
         }
         continuation.onTermination = { _ in watcher.stop() }
         commitWatchers.add(watcher)

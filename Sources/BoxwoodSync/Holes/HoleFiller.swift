@@ -38,15 +38,26 @@ public actor MessageHistoryHoleFiller {
     /// Starts watching the holes view.
     public func start() {
         guard watchTask == nil else { return }
-        let stream = postbox.combinedView(keys: [.messageHistoryHoles])
+        let stream = postbox.view(.messageHistoryHoles)
         watchTask = Task { [weak self] in
-            for await combined in stream {
-                guard let self else { return }
-                if let view = combined.views[.messageHistoryHoles] as? MessageHistoryHolesView {
+            do {
+                for try await view in stream {
+                    guard let self else { return }
                     await self.update(view.entries)
                 }
+            } catch {
+                await self?.watchFailed(error)
             }
         }
+    }
+
+    /// The error that stopped watching the holes view (nil while it works): no hole is filled after it; start a
+    /// new filler to try again.
+    public private(set) var failure: (any Error)?
+
+    private func watchFailed(_ error: any Error) {
+        failure = error
+        stop()
     }
 
     public func stop() {

@@ -70,16 +70,27 @@ public actor OutboundQueue {
     public func start() {
         guard watchTasks.isEmpty else { return }
         for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState] {
-            let stream = postbox.combinedView(keys: [.peerMergedOperationLog(tag: tag, limit: 100)])
+            let stream = postbox.view(.peerMergedOperationLog(tag: tag, limit: 100))
             watchTasks.append(Task { [weak self] in
-                for await combined in stream {
-                    guard let self else { return }
-                    if let view = combined.views[.peerMergedOperationLog(tag: tag, limit: 100)] as? MergedOperationLogView {
+                do {
+                    for try await view in stream {
+                        guard let self else { return }
                         await self.update(tag: tag, entries: view.entries)
                     }
+                } catch {
+                    await self?.watchFailed(error)
                 }
             })
         }
+    }
+
+    /// The error that stopped watching a queue (nil while it works): the consumers stop with it; entries stay
+    /// queued in the database for the next start.
+    public private(set) var failure: (any Error)?
+
+    private func watchFailed(_ error: any Error) {
+        failure = error
+        stop()
     }
 
     public func stop() {

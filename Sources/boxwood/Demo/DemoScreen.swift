@@ -14,22 +14,31 @@ final class DemoScreen: @unchecked Sendable {
     }
 
     func start() {
-        let chatList = PostboxViewKey.chatList(groupId: .root, count: 12)
-        let unread = PostboxViewKey.totalUnreadState(groupId: .root)
-        let stream = postbox.combinedView(keys: [chatList, unread, .postboxState])
+        let chatList = PostboxViewQuery.chatList(count: 12)
+        let unread = PostboxViewQuery.totalUnreadState()
+        let state = PostboxViewQuery.postboxState
+        let stream = postbox.combinedView(keys: [chatList.key, unread.key, state.key])
         let postbox = postbox
         let output = output
         task = Task {
             var updates = 0
-            for await combined in stream {
-                updates += 1
-                guard let list = combined.views[chatList] as? ChatListView else { continue }
-                let total = (combined.views[unread] as? TotalUnreadView)?.state.messageCount ?? 0
-                let pts = ((combined.views[.postboxState] as? PostboxStateView)?.state as? SyncAccountState)?.pts
-                guard let rows = try? await ChatListScreen.rows(list, postbox: postbox) else { continue }
-                output.chatList(ChatListScreen.render(rows, width: 100),
-                                summary: "\(total) unread, pts \(pts.map(String.init) ?? "–"), view update #\(updates)")
-                try? await Task.sleep(for: .milliseconds(200))
+            var reported = Set<PostboxViewKey>()
+            do {
+                for try await combined in stream {
+                    updates += 1
+                    for (key, failure) in combined.failures where reported.insert(key).inserted { output.log("\(failure)") }
+                    guard let list = combined[chatList] else { continue }
+                    let total = combined[unread]?.state.messageCount ?? 0
+                    let pts = (combined[state]?.state as? SyncAccountState)?.pts
+                    let rows = try await ChatListScreen.rows(list, postbox: postbox)
+                    output.chatList(ChatListScreen.render(rows, width: 100),
+                                    summary: "\(total) unread, pts \(pts.map(String.init) ?? "–"), view update #\(updates)")
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            } catch is CancellationError {
+                // `stop()`.
+            } catch {
+                output.log("the live views stopped: \(error)")
             }
         }
     }
