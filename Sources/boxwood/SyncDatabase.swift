@@ -19,8 +19,8 @@ final class SyncDatabase {
     /// ``CommandFailure``.
     static func open(_ path: String) throws -> SyncDatabase {
         noteIfLastWriterCrashed(path)
-        SyncClient.registerTypes()
         do {
+            try SyncClient.registerTypes()
             let postbox = try runBlocking {
                 try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration,
                                        options: ValueBoxOptions(readOnly: true))

@@ -31,7 +31,7 @@ enum SyncFixture {
     }
 
     static func create(at path: String) async throws {
-        SyncClient.registerTypes()
+        try SyncClient.registerTypes()
         let postbox = try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration)
         let account = self.account
         try await postbox.transaction { tx in

@@ -400,7 +400,7 @@ struct SyncKillRun {
         if termination != .exited(0) { problems.append("the final child ended with \(termination); stderr: \(SyncChild.tail(stderrPath))") }
 
         // The database, opened here, against the server.
-        SyncClient.registerTypes()
+        try SyncClient.registerTypes()
         let postbox = try await Postbox.open(path: databasePath, seedConfiguration: SyncClient.seedConfiguration)
         let report = try await ConsistencyCheck.check(postbox, server: server)
         let snapshot = server.snapshot()

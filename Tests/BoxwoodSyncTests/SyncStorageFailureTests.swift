@@ -69,7 +69,7 @@ struct SyncStorageFailureTests {
             seed: seed, users: 4, groups: 1, channels: 1, secretChats: 1, initialHistory: 3...12,
             differenceSliceSize: 50, channelTooLongThreshold: 200, faults: .none))
         let directory = SyncTemporaryDirectory()
-        SyncClient.registerTypes()
+        try SyncClient.registerTypes()
         let postbox = try await Postbox.open(path: directory.path + "/db", seedConfiguration: SyncClient.seedConfiguration)
         let store = FailingStore(postbox)
         let client = SyncClient(postbox: postbox, store: store, transport: server, accountPeerId: server.accountPeerId,

@@ -25,7 +25,7 @@ import Boxwood
     }
 
     @Test func storeMessageRoundTrips() throws {
-        registerTestTypes()
+        try registerTestTypes()
         let message = sampleStoreMessage()
         let encoder = PostboxEncoder()
         encoder.encodeRootObject(message)
@@ -37,7 +37,7 @@ import Boxwood
             encoder.encodeRootObject(message)
             check &+= encoder.length
         }
-        let stored = encoder.makeReadBuffer()
+        let stored = try encoder.makeReadBuffer()
         try measure("StoreMessage decode only", iterations: iterations, bytes: size) {
             let decoded = try PostboxDecoder.withDecoder(over: stored.bytes) { decoder throws(PostboxDecodingError) in
                 try decoder.decodeRootObject(as: StoreMessage.self)

@@ -4,9 +4,9 @@ import Testing
 import BoxwoodStore
 
 @Suite(.timeLimit(.minutes(1))) struct HistoryViewTests {
-    init() {
-        registerTestTypes()
-        registerTableTestTypes()
+    init() throws {
+        try registerTestTypes()
+        try registerTableTestTypes()
     }
 
     func temporaryPath(_ tag: String) -> String {

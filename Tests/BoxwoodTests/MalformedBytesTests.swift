@@ -41,11 +41,11 @@ private struct CodableSample: Codable, Equatable {
 
     /// Valid encodings of many shapes, to damage.
     private func corpus() throws -> [[UInt8]] {
-        registerTestTypes()
+        try registerTestTypes()
         var result: [[UInt8]] = []
-        result.append(encodeRoot(sampleStoreMessage()).makeArray())
-        result.append(encodeRoot(TestUser(id: PeerId(12), firstName: "Linus", lastName: "T", username: nil, associatedPeerId: PeerId(3))).makeArray())
-        result.append(encodeRoot(CombinedPeerReadState(states: [
+        result.append(try encodeRoot(sampleStoreMessage()).makeArray())
+        result.append(try encodeRoot(TestUser(id: PeerId(12), firstName: "Linus", lastName: "T", username: nil, associatedPeerId: PeerId(3))).makeArray())
+        result.append(try encodeRoot(CombinedPeerReadState(states: [
             0: .idBased(maxIncomingReadId: 10, maxOutgoingReadId: 9, maxKnownId: 12, count: 2, markedUnread: false),
             1: .indexBased(maxIncomingReadIndex: MessageIndex(id: MessageId(peerId: PeerId(1), namespace: 1, id: 2), timestamp: 3),
                            maxOutgoingReadIndex: MessageIndex(id: MessageId(peerId: PeerId(1), namespace: 1, id: 1), timestamp: 2),
@@ -58,7 +58,7 @@ private struct CodableSample: Codable, Equatable {
         encoder.encodeObjectDictionary([MediaId(namespace: 1, id: 1): MessageId(peerId: PeerId(1), namespace: 0, id: 1)], forKey: "d")
         encoder.encodeDouble(3.5, forKey: "x")
         try encoder.encodeCodable(CodableSample(name: "n", values: [1, nil, 3], nested: ["k": [1, 2]], kind: .b("s", [1.5])), forKey: "c")
-        result.append(encoder.makeArray())
+        result.append(try encoder.makeArray())
         result.append(try CodableEntry(CodableSample(name: "", values: [], nested: [:], kind: .a(-1))).data)
         return result
     }

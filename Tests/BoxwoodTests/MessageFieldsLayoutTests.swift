@@ -31,28 +31,28 @@ import Testing
             + field("lt", int32: 6) + field("a", int64: 11) + field("x", string: "hi")
     }
 
-    private func encoded(_ encode: (PostboxEncoder) -> Void) -> [UInt8] {
+    private func encoded(_ encode: (PostboxEncoder) -> Void) throws -> [UInt8] {
         let encoder = PostboxEncoder()
         encode(encoder)
-        return encoder.makeArray()
+        return try encoder.makeArray()
     }
 
-    @Test func storeMessageObjectLayout() {
+    @Test func storeMessageObjectLayout() throws {
         let id = field("p", int64: peer.toInt64()) + field("n", int32: 2)
-        #expect(encoded(full.encode) == id + field("i", int32: 3) + sharedFields(timestamp: field("t", int32: 10)))
-        #expect(encoded(bare.encode) == id + field("t", int32: 10) + field("x", string: ""))
+        #expect(try encoded(full.encode) == id + field("i", int32: 3) + sharedFields(timestamp: field("t", int32: 10)))
+        #expect(try encoded(bare.encode) == id + field("t", int32: 10) + field("x", string: ""))
     }
 
-    @Test func historyValueLayout() {
+    @Test func historyValueLayout() throws {
         let stored = StoredMessage(stableId: 21, stableVersion: 22, id: messageId, message: full)
         let stable = field("s", int32: 21) + field("v", int32: 22)
-        #expect(encoded(stored.encode) == stable + sharedFields(timestamp: []))
+        #expect(try encoded(stored.encode) == stable + sharedFields(timestamp: []))
         let storedBare = StoredMessage(stableId: 21, stableVersion: 22, id: messageId, message: bare)
-        #expect(encoded(storedBare.encode) == stable)
+        #expect(try encoded(storedBare.encode) == stable)
     }
 
     @Test func historyValueRoundTrips() throws {
-        registerTestTypes()
+        try registerTestTypes()
         let message = sampleStoreMessage()
         guard let index = message.index else { Issue.record("sample message has no index"); return }
         let stored = StoredMessage(stableId: 1, stableVersion: 2, id: index.id, message: message)

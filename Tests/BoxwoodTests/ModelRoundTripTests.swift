@@ -49,7 +49,7 @@ import Boxwood
     }
 
     @Test func storeMessagesRoundTrip() throws {
-        registerTestTypes()
+        try registerTestTypes()
         let full = sampleStoreMessage()
         #expect(storeMessagesEqual(try roundTrip(full), full))
         let partial = StoreMessage(id: .partial(peer, 1), groupingKey: 5, threadId: -6, timestamp: 100, flags: [.unsent, .failed],
@@ -62,7 +62,7 @@ import Boxwood
     }
 
     @Test func appProtocolTypesRoundTripThroughTheRegistry() throws {
-        registerTestTypes()
+        try registerTestTypes()
         let values: [any PostboxCoding] = [
             TestUser(id: peer, firstName: "A", lastName: "B", username: "ab", associatedPeerId: PeerId(8)),
             TestPresence(lastSeen: 123),

@@ -81,7 +81,7 @@ struct EntryRecord: Equatable, CustomStringConvertible {
             key.setInt64(0, value: p1.toInt64())
             key.setUInt8(8, value: 1)
             key.setInt32(9, value: 1)
-            let contents = encodeRoot(op(1)).makeArray()
+            let contents = try encodeRoot(op(1)).makeArray()
             #expect(try h.raw(PeerOperationLogTable.descriptor, key) == [1, 1, 0, 0, 0] + withUnsafeBytes(of: Int32(contents.count).littleEndian, Array.init) + contents)
             #expect(try h.raw(PeerMergedOperationLogIndexTable.descriptor, ValueBoxKey([1, 0, 0, 0, 2]))
                     == withUnsafeBytes(of: p2.toInt64().littleEndian, Array.init) + [1, 0, 0, 0])

@@ -7,7 +7,7 @@ extension ViewCostTests {
     /// presence none of them shows and when it changes the presence one shows (printed, not asserted;
     /// `BOXWOOD_VIEW_BENCH=1` for more rounds, in a release build).
     @Test func updateViewsCostWithAHundredPeerViews() async throws {
-        registerViewTestTypes()
+        try registerViewTestTypes()
         let rounds = ProcessInfo.processInfo.environment["BOXWOOD_VIEW_BENCH"] != nil ? 20_000 : 300
         let path = NSTemporaryDirectory() + "bw-peer-view-cost-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }

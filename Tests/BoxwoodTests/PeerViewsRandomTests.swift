@@ -8,7 +8,7 @@ import BoxwoodStore
 /// Some transactions run in a second instance (another process, for the shared header), so the views are
 /// rebuilt on the first instance's next transaction.
 @Suite(.timeLimit(.minutes(1))) struct PeerViewsRandomTests {
-    init() { registerViewTestTypes() }
+    init() throws { try registerViewTestTypes() }
 
     static let users = (1...4).map { peer(0, Int64($0)) }
     static let secrets = (1...2).map { peer(2, Int64($0)) }

@@ -6,7 +6,7 @@ import BoxwoodStore
 /// The peer, contact, message, ordered-list and unsent views: first snapshot, an update after a relevant
 /// transaction, and no emission after irrelevant ones.
 @Suite(.timeLimit(.minutes(1))) struct PeerViewsTests {
-    init() { registerViewTestTypes() }
+    init() throws { try registerViewTestTypes() }
 
     func withPostbox(_ tag: String, _ body: (Postbox) async throws -> Void) async throws {
         let path = NSTemporaryDirectory() + "bw-peer-views-\(tag)-\(UUID().uuidString)"

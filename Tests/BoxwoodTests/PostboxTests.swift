@@ -15,9 +15,9 @@ final class ChangeLog: @unchecked Sendable {
 struct PostboxTestError: Error {}
 
 @Suite struct PostboxTests {
-    init() {
-        registerTestTypes()
-        registerTableTestTypes()
+    init() throws {
+        try registerTestTypes()
+        try registerTableTestTypes()
     }
 
     func temporaryPath(_ tag: String) -> String {

@@ -9,7 +9,7 @@ import Glibc
 /// first, nothing runs while suspended, no file lock is held, and live views catch up at resume with what other
 /// processes committed meanwhile — to exactly what a fresh open shows.
 @Suite(.timeLimit(.minutes(2))) struct SuspendResumeTests {
-    init() { registerViewTestTypes() }
+    init() throws { try registerViewTestTypes() }
 
     static let alice = TestUser(id: peer(0, 1), firstName: "Alice", lastName: "A", username: nil)
     static let bob = TestUser(id: peer(0, 2), firstName: "Bob", lastName: "B", username: "bob")

@@ -32,17 +32,17 @@ final class TableHarness {
 
     /// Another value box (with its own tables) on the database at `path`.
     init(path: String, useCaches: Bool = true, ownsDirectory: Bool = false) throws {
-        registerTestTypes()
-        registerTableTestTypes()
+        try registerTestTypes()
+        try registerTableTestTypes()
         self.path = path
         self.useCaches = useCaches
         self.ownsDirectory = ownsDirectory
         valueBox = try ValueBox(path: path)
         (metadata, peers, chatStates, cachedData, presences, notificationSettings, contacts, preferences, orderedLists,
-         opLogMetadata, mergedIndex, opLog) = Self.makeTables(valueBox, useCaches)
+         opLogMetadata, mergedIndex, opLog) = try Self.makeTables(valueBox, useCaches)
     }
 
-    private static func makeTables(_ box: ValueBox, _ useCaches: Bool) -> (MetadataTable, PeerTable, PeerChatStateTable, CachedPeerDataTable,
+    private static func makeTables(_ box: ValueBox, _ useCaches: Bool) throws -> (MetadataTable, PeerTable, PeerChatStateTable, CachedPeerDataTable,
                                                                          PeerPresenceTable, PeerNotificationSettingsTable, ContactTable,
                                                                          PreferencesTable, OrderedItemListTable, PeerOperationLogMetadataTable,
                                                                          PeerMergedOperationLogIndexTable, PeerOperationLogTable) {
@@ -51,8 +51,8 @@ final class TableHarness {
         return (MetadataTable(valueBox: box, useCaches: useCaches), PeerTable(valueBox: box, useCaches: useCaches),
                 PeerChatStateTable(valueBox: box, useCaches: useCaches), CachedPeerDataTable(valueBox: box, useCaches: useCaches),
                 PeerPresenceTable(valueBox: box, useCaches: useCaches), PeerNotificationSettingsTable(valueBox: box, useCaches: useCaches),
-                ContactTable(valueBox: box, useCaches: useCaches), PreferencesTable(valueBox: box, useCaches: useCaches),
-                OrderedItemListTable(valueBox: box, useCaches: useCaches), opLogMetadata, mergedIndex,
+                ContactTable(valueBox: box, useCaches: useCaches), try PreferencesTable(valueBox: box, useCaches: useCaches),
+                try OrderedItemListTable(valueBox: box, useCaches: useCaches), opLogMetadata, mergedIndex,
                 PeerOperationLogTable(valueBox: box, metadataTable: opLogMetadata, mergedIndexTable: mergedIndex, useCaches: useCaches))
     }
 
@@ -112,7 +112,7 @@ final class TableHarness {
         try valueBox.close()
         valueBox = try ValueBox(path: path)
         (metadata, peers, chatStates, cachedData, presences, notificationSettings, contacts, preferences, orderedLists,
-         opLogMetadata, mergedIndex, opLog) = Self.makeTables(valueBox, useCaches)
+         opLogMetadata, mergedIndex, opLog) = try Self.makeTables(valueBox, useCaches)
     }
 
     /// Closes the value box; removes the directory when this harness created it.
@@ -138,6 +138,8 @@ func withHarness(_ tag: String, useCaches: Bool = true, _ body: (TableHarness) t
 
 /// An account state, as TelegramCore's AuthorizedAccountState.
 struct TestAccountState: PostboxCoding, Equatable {
+    static let postboxTypeName = "TestAccountState"
+
     var pts: Int32
     var qts: Int32
     var date: Int32
@@ -167,6 +169,8 @@ struct TestAccountState: PostboxCoding, Equatable {
 
 /// A queued outbound operation's payload.
 struct TestOperation: PostboxCoding, Equatable {
+    static let postboxTypeName = "TestOperation"
+
     var payload: Int64
     var note: String
 
@@ -192,9 +196,9 @@ struct TestChannelState: Codable, Equatable {
     var invalidatedPts: Int32?
 }
 
-func registerTableTestTypes() {
-    declareEncodable(TestAccountState.self)
-    declareEncodable(TestOperation.self)
+func registerTableTestTypes() throws {
+    try declareEncodable(TestAccountState.self)
+    try declareEncodable(TestOperation.self)
 }
 
 func peer(_ namespace: Int32, _ id: Int64) -> PeerId {

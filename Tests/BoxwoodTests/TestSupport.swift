@@ -40,8 +40,8 @@ extension SplitMix64 {
 }
 
 /// Encodes `value` as a root object.
-func encodeRoot(_ value: any PostboxCoding) -> ReadBuffer {
-    PostboxEncoder.encodeRoot(value)
+func encodeRoot(_ value: any PostboxCoding) throws -> ReadBuffer {
+    try PostboxEncoder.encodeRoot(value)
 }
 
 /// Round-trips `value` through a root encoding, decoding it as `T`.
@@ -52,6 +52,8 @@ func roundTrip<T: PostboxCoding>(_ value: T) throws -> T {
 // MARK: App types used by the tests (registered once, by `registerTestTypes()`)
 
 struct TestUser: Peer, Equatable {
+    static let postboxTypeName = "TestUser"
+
     let id: PeerId
     let firstName: String
     let lastName: String
@@ -88,6 +90,8 @@ struct TestUser: Peer, Equatable {
 }
 
 struct TestChannel: Peer, Equatable {
+    static let postboxTypeName = "TestChannel"
+
     let id: PeerId
     let title: String
 
@@ -110,6 +114,8 @@ struct TestChannel: Peer, Equatable {
 }
 
 struct ReplyAttribute: MessageAttribute, Equatable {
+    static let postboxTypeName = "ReplyAttribute"
+
     let messageId: MessageId
     var associatedMessageIds: [MessageId] { [messageId] }
 
@@ -125,6 +131,8 @@ struct ReplyAttribute: MessageAttribute, Equatable {
 }
 
 struct EditedAttribute: MessageAttribute, Equatable {
+    static let postboxTypeName = "EditedAttribute"
+
     let date: Int32
 
     init(date: Int32) { self.date = date }
@@ -139,6 +147,8 @@ struct EditedAttribute: MessageAttribute, Equatable {
 }
 
 struct TestImage: Media, Equatable {
+    static let postboxTypeName = "TestImage"
+
     let mediaId: MediaId?
     let sizes: [Int32]
     let caption: String
@@ -164,6 +174,8 @@ struct TestImage: Media, Equatable {
 }
 
 struct TestPresence: PeerPresence, Equatable {
+    static let postboxTypeName = "TestPresence"
+
     let lastSeen: Int32
 
     init(lastSeen: Int32) { self.lastSeen = lastSeen }
@@ -172,6 +184,8 @@ struct TestPresence: PeerPresence, Equatable {
 }
 
 struct TestNotificationSettings: PeerNotificationSettings, Equatable {
+    static let postboxTypeName = "TestNotificationSettings"
+
     let muteUntil: Int32?
 
     init(muteUntil: Int32?) { self.muteUntil = muteUntil }
@@ -181,6 +195,8 @@ struct TestNotificationSettings: PeerNotificationSettings, Equatable {
 }
 
 struct TestCachedData: CachedPeerData, Equatable {
+    static let postboxTypeName = "TestCachedData"
+
     let about: String
     let pinnedMessageId: MessageId?
     let memberIds: [PeerId]
@@ -207,6 +223,8 @@ struct TestCachedData: CachedPeerData, Equatable {
 }
 
 struct TestPreferences: PreferencesEntry, Equatable {
+    static let postboxTypeName = "TestPreferences"
+
     let autoDownload: Bool
     let limits: [Int64]
 
@@ -227,6 +245,8 @@ struct TestPreferences: PreferencesEntry, Equatable {
 }
 
 struct TestStickerItem: OrderedItemListEntryContents, Equatable {
+    static let postboxTypeName = "TestStickerItem"
+
     let fileId: Int64
     let emoji: [String]
 
@@ -247,17 +267,17 @@ struct TestStickerItem: OrderedItemListEntryContents, Equatable {
 }
 
 /// Registers the test app types (idempotent; every test that decodes polymorphically calls it first).
-func registerTestTypes() {
-    declareEncodable(TestUser.self)
-    declareEncodable(TestChannel.self)
-    declareEncodable(ReplyAttribute.self)
-    declareEncodable(EditedAttribute.self)
-    declareEncodable(TestImage.self)
-    declareEncodable(TestPresence.self)
-    declareEncodable(TestNotificationSettings.self)
-    declareEncodable(TestCachedData.self)
-    declareEncodable(TestPreferences.self)
-    declareEncodable(TestStickerItem.self)
+func registerTestTypes() throws {
+    try declareEncodable(TestUser.self)
+    try declareEncodable(TestChannel.self)
+    try declareEncodable(ReplyAttribute.self)
+    try declareEncodable(EditedAttribute.self)
+    try declareEncodable(TestImage.self)
+    try declareEncodable(TestPresence.self)
+    try declareEncodable(TestNotificationSettings.self)
+    try declareEncodable(TestCachedData.self)
+    try declareEncodable(TestPreferences.self)
+    try declareEncodable(TestStickerItem.self)
 }
 
 /// A message-sized StoreMessage: ~100 characters of text, a reply, an edit date and one photo.

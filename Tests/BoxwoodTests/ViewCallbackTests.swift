@@ -5,7 +5,7 @@ import Testing
 /// The callback form of live views (`combinedView(keys:onNext:)` and its ``Disposable``), stream
 /// cancellation, and the tracker's registrations changing while it notifies.
 @Suite(.timeLimit(.minutes(1))) struct ViewCallbackTests {
-    init() { registerViewTestTypes() }
+    init() throws { try registerViewTestTypes() }
 
     func withPostbox(_ tag: String, _ body: (Postbox) async throws -> Void) async throws {
         let path = NSTemporaryDirectory() + "bw-view-callbacks-\(tag)-\(UUID().uuidString)"

@@ -7,7 +7,7 @@ import BoxwoodStore
 /// every registration, and subscribing, disposing and committing from other tasks while the Postbox closes
 /// neither crashes nor leaves a consumer waiting forever.
 @Suite(.timeLimit(.minutes(2))) struct ViewCloseTests {
-    init() { registerViewTestTypes() }
+    init() throws { try registerViewTestTypes() }
 
     static let alice = peer(0, 1)
 

@@ -4,6 +4,8 @@ import Testing
 
 /// A secret chat: stands for a user (its associated peer), whose notification settings apply to it.
 struct TestSecretChat: Peer, Equatable {
+    static let postboxTypeName = "TestSecretChat"
+
     let id: PeerId
     let userId: PeerId
     var associatedPeerId: PeerId? { userId }
@@ -26,10 +28,10 @@ struct TestSecretChat: Peer, Equatable {
     }
 }
 
-func registerViewTestTypes() {
-    registerTestTypes()
-    registerTableTestTypes()
-    declareEncodable(TestSecretChat.self)
+func registerViewTestTypes() throws {
+    try registerTestTypes()
+    try registerTableTestTypes()
+    try declareEncodable(TestSecretChat.self)
 }
 
 /// Collects every snapshot a callback-form subscription delivers.

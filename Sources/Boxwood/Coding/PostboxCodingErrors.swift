@@ -14,8 +14,9 @@ public enum PostboxDecodingError: Error, Equatable, Sendable, CustomStringConver
     case invalidBool(UInt8, offset: Int)
     /// Objects and arrays are nested deeper than ``PostboxDecoder/maximumNestingDepth``.
     case nestingTooDeep(limit: Int)
-    /// An object's type hash is not registered with `declareEncodable`.
-    case unknownType(hash: Int32, key: String)
+    /// An object's type hash is not registered with `declareEncodable`. `knownType` names the type when this
+    /// process registered or encoded a type with that hash (nil: the hash is unknown here).
+    case unknownType(hash: Int32, key: String, knownType: PostboxTypeIdentity?)
     /// A registered type decoded to a value that is not the requested type.
     case unexpectedType(key: String, expected: String, found: String)
     /// A required field is absent (or stored as `null`).
@@ -43,8 +44,16 @@ public enum PostboxDecodingError: Error, Equatable, Sendable, CustomStringConver
             return "invalid bool byte \(byte) at offset \(offset)"
         case let .nestingTooDeep(limit):
             return "objects nested deeper than \(limit) levels"
-        case let .unknownType(hash, key):
-            return "field \"\(key)\": type hash \(hash) is not registered (declareEncodable)"
+        case let .unknownType(hash, key, knownType?):
+            return "field \"\(key)\": type \"\(knownType.typeName)\" (hash \(hash)) is not registered; "
+                + "call declareEncodable(\(knownType.swiftType).self) at start-up"
+        case let .unknownType(hash, key, nil) where hash == PostboxTypeRegistry.anonymousTypeHash:
+            return "field \"\(key)\": an anonymous object (type hash 0, written by the Codable bridge) has no "
+                + "registered type; read it with decodeCodable(_:forKey:)"
+        case let .unknownType(hash, key, nil):
+            return "field \"\(key)\": type hash \(hash) is not registered and no type this process registered or "
+                + "encoded has it; call declareEncodable(_:) at start-up for the type that wrote it (the hash is the "
+                + "MurmurHash3 of its postboxTypeName)"
         case let .unexpectedType(key, expected, found):
             return "field \"\(key)\": expected \(expected), decoded \(found)"
         case let .missingField(key):
@@ -61,14 +70,23 @@ public enum PostboxDecodingError: Error, Equatable, Sendable, CustomStringConver
     }
 }
 
-/// Why a value could not be encoded. Only the `Codable` bridge can fail: `Encodable.encode(to:)` may throw.
+/// Why a value could not be encoded: an `Encodable` value's `encode(to:)` threw, or a type's name is unusable.
+/// ``PostboxCoding/encode(_:)`` cannot throw, so the encoder records the first such error
+/// (``PostboxEncoder/encodingError``) and everything that hands out or stores its bytes throws it instead: a
+/// transaction whose values cannot be encoded fails and stores nothing.
 public enum PostboxEncodingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An `Encodable` value could not be encoded through the Codable bridge.
     case codable(String)
+    /// An object of `type` was encoded, but its ``PostboxCoding/postboxTypeName`` hashes to 0, the type hash
+    /// reserved for anonymous Codable objects.
+    case reservedTypeHash(type: PostboxTypeIdentity)
 
     public var description: String {
         switch self {
         case let .codable(reason): return "Codable encoding failed: \(reason)"
+        case let .reservedTypeHash(type):
+            return "cannot encode type \(type): its postboxTypeName hashes to 0, the type hash reserved for "
+                + "anonymous Codable objects; choose another postboxTypeName"
         }
     }
 }

@@ -9,7 +9,9 @@ extension PostboxDecoder {
     /// Decodes the object at `offset` through the type registry.
     func registeredObject(at offset: Int, key: String) throws(PostboxDecodingError) -> any PostboxCoding {
         let (hash, decoder) = try objectPayload(at: offset, key: key)
-        guard let factory = PostboxTypeRegistry.shared.factory(for: hash) else { throw .unknownType(hash: hash, key: key) }
+        guard let factory = PostboxTypeRegistry.shared.factory(for: hash) else {
+            throw .unknownType(hash: hash, key: key, knownType: PostboxTypeRegistry.shared.knownType(for: hash))
+        }
         return try factory(decoder)
     }
 

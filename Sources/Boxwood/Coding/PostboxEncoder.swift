@@ -3,30 +3,61 @@ import BoxwoodStore
 ///
 /// An encoder is reusable: ``reset()`` rewinds it and keeps its memory. Nested objects are written in place
 /// (their length is patched once their fields are written), so encoding a tree of objects copies nothing.
+///
+/// ``PostboxCoding/encode(_:)`` cannot throw, so a value that fails to encode (a ``PostboxCodable`` whose
+/// `encode(to:)` throws, a type whose name hashes to the reserved 0) records the first such error in
+/// ``encodingError``. ``makeReadBuffer()``, ``makeArray()``, ``encodeRoot(_:)`` and the Postbox tables throw
+/// it, so the incomplete bytes of a failed encoding are never stored.
 public final class PostboxEncoder {
     let buffer: ByteBuffer
+
+    /// The first error a value reported while being encoded since the encoder was created or ``reset()``.
+    public private(set) var encodingError: PostboxEncodingError?
 
     /// An empty encoder.
     public init() {
         buffer = ByteBuffer(capacity: 256)
     }
 
-    /// Rewinds to an empty encoding, keeping the allocated memory.
-    public func reset() { buffer.reset() }
+    /// Rewinds to an empty encoding and forgets ``encodingError``, keeping the allocated memory.
+    public func reset() {
+        buffer.reset()
+        encodingError = nil
+    }
 
     /// The number of bytes written so far.
     public var length: Int { buffer.count }
 
-    /// Lends the bytes written so far (valid only inside `body`).
+    /// Records that a value could not be encoded. For a hand-written ``PostboxCoding/encode(_:)`` that calls a
+    /// throwing encoder (such as ``encodeCodable(_:forKey:)``): it cannot throw, so it records the error here
+    /// and whoever stores the encoding throws it. Only the first error is kept.
+    public func recordEncodingError(_ error: PostboxEncodingError) {
+        if encodingError == nil { encodingError = error }
+    }
+
+    /// Throws ``encodingError`` if a value failed to encode; the bytes written so far are then incomplete.
+    public func throwIfEncodingFailed() throws(PostboxEncodingError) {
+        if let encodingError { throw encodingError }
+    }
+
+    /// Lends the bytes written so far (valid only inside `body`), even those of a failed encoding: call
+    /// ``throwIfEncodingFailed()`` first before storing them.
     public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(buffer.bytes)
     }
 
-    /// A copy of the bytes written so far, as a buffer that can be stored in a `ValueBox`.
-    public func makeReadBuffer() -> ReadBuffer { ReadBuffer(copying: buffer.bytes) }
+    /// A copy of the bytes written so far, as a buffer that can be stored in a `ValueBox`; throws
+    /// ``encodingError`` instead when a value failed to encode.
+    public func makeReadBuffer() throws(PostboxEncodingError) -> ReadBuffer {
+        try throwIfEncodingFailed()
+        return ReadBuffer(copying: buffer.bytes)
+    }
 
-    /// A copy of the bytes written so far.
-    public func makeArray() -> [UInt8] { Array(buffer.bytes) }
+    /// A copy of the bytes written so far; throws ``encodingError`` instead when a value failed to encode.
+    public func makeArray() throws(PostboxEncodingError) -> [UInt8] {
+        try throwIfEncodingFailed()
+        return Array(buffer.bytes)
+    }
 
     // MARK: Field header
 
@@ -64,7 +95,17 @@ public final class PostboxEncoder {
     }
 
     @inline(__always) func writeObjectPayload(_ value: any PostboxCoding) {
-        writeObject(hash: PostboxTypeRegistry.shared.hash(of: type(of: value))) { value.encode(self) }
+        writeObject(hash: typeHash(of: type(of: value))) { value.encode(self) }
+    }
+
+    /// The type hash to write for objects of `type`; a type whose name hashes to the reserved 0 (which would make
+    /// its objects look anonymous) is recorded as ``PostboxEncodingError/reservedTypeHash(type:)``.
+    @inline(__always) func typeHash(of type: any PostboxCoding.Type) -> Int32 {
+        let hash = PostboxTypeRegistry.shared.hash(of: type)
+        if hash == PostboxTypeRegistry.anonymousTypeHash {
+            recordEncodingError(.reservedTypeHash(type: PostboxTypeIdentity(type)))
+        }
+        return hash
     }
 
     // MARK: Scalars
@@ -134,11 +175,12 @@ public final class PostboxEncoder {
         encodeObject(value, forKey: "_")
     }
 
-    /// Encodes `value` as a root object into a new buffer.
-    public static func encodeRoot(_ value: any PostboxCoding) -> ReadBuffer {
+    /// Encodes `value` as a root object into a new buffer; throws when `value` (or an object in it) fails to
+    /// encode (see ``encodingError``).
+    public static func encodeRoot(_ value: any PostboxCoding) throws(PostboxEncodingError) -> ReadBuffer {
         let encoder = PostboxEncoder()
         encoder.encodeRootObject(value)
-        return encoder.makeReadBuffer()
+        return try encoder.makeReadBuffer()
     }
 
     // MARK: Arrays
@@ -180,7 +222,8 @@ public final class PostboxEncoder {
     public func encodeObjectArray<T: PostboxCoding>(_ values: [T], forKey key: String) {
         writeKey(key, .objectArray)
         writeLength(values.count)
-        let hash = PostboxTypeRegistry.shared.hash(of: T.self)
+        guard !values.isEmpty else { return }
+        let hash = typeHash(of: T.self)
         for value in values {
             if type(of: value) == T.self {
                 writeObject(hash: hash) { value.encode(self) }

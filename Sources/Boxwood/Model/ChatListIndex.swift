@@ -40,6 +40,8 @@ public struct ChatListIndex: Hashable, Comparable, Sendable, CustomStringConvert
 }
 
 extension ChatListIndex: PostboxCoding {
+    public static let postboxTypeName = "ChatListIndex"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         if let raw = decoder.decodeOptionalInt32ForKey("pi") {
             guard let pinningIndex = UInt16(exactly: raw) else {
@@ -74,6 +76,8 @@ public struct ChatListHole: Hashable, Comparable, Sendable, CustomStringConverti
 }
 
 extension ChatListHole: PostboxCoding {
+    public static let postboxTypeName = "ChatListHole"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         index = try decoder.decodeObject(forKey: "i", as: MessageIndex.self)
     }

@@ -29,6 +29,8 @@ public struct CombinedPeerReadState: Hashable, Sendable {
 }
 
 extension CombinedPeerReadState: PostboxCoding {
+    public static let postboxTypeName = "CombinedPeerReadState"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         let namespaces = decoder.decodeInt32ArrayForKey("n")
         let values = try decoder.decodeObjectArrayForKey("s", as: PeerReadState.self)

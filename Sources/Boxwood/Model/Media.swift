@@ -23,6 +23,8 @@ public struct MediaId: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 extension MediaId: PostboxCoding {
+    public static let postboxTypeName = "MediaId"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         namespace = try decoder.decodeInt32(forKey: "n")
         id = try decoder.decodeInt64(forKey: "i")
@@ -34,8 +36,9 @@ extension MediaId: PostboxCoding {
     }
 }
 
-/// A media item attached to a message, implemented by the app and stored through the coder (register the
-/// concrete types with ``declareEncodable(_:f:)``).
+/// A media item attached to a message, implemented by the app and stored through the coder: each concrete type
+/// declares a stable ``PostboxCoding/postboxTypeName`` and is registered at start-up with
+/// ``declareEncodable(_:)``; a `Codable` type can conform to ``PostboxCodable`` instead of coding by hand.
 ///
 /// Media with an ``id`` is stored once and shared by reference between the messages that carry it; media
 /// without one is stored inline with its message.

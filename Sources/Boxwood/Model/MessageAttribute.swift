@@ -1,5 +1,7 @@
 /// A typed piece of message metadata (reply, edit date, entities, views…), implemented by the app and stored
-/// through the coder (register the concrete types with ``declareEncodable(_:f:)``).
+/// through the coder: each concrete type declares a stable ``PostboxCoding/postboxTypeName`` and is registered
+/// at start-up with ``declareEncodable(_:)``; a `Codable` type can conform to ``PostboxCodable`` instead of
+/// coding by hand.
 public protocol MessageAttribute: PostboxCoding, Sendable {
     /// Peers the attribute refers to (loaded along with the message).
     var associatedPeerIds: [PeerId] { get }

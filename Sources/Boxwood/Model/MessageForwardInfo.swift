@@ -21,6 +21,8 @@ public struct StoreMessageForwardInfo: Hashable, Sendable {
 }
 
 extension StoreMessageForwardInfo: PostboxCoding {
+    public static let postboxTypeName = "StoreMessageForwardInfo"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         authorId = decoder.decodeOptionalInt64ForKey("a").map(PeerId.init)
         sourceId = decoder.decodeOptionalInt64ForKey("s").map(PeerId.init)

@@ -30,6 +30,8 @@ public struct MessageId: Hashable, Comparable, Sendable, CustomStringConvertible
 }
 
 extension MessageId: PostboxCoding {
+    public static let postboxTypeName = "MessageId"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         peerId = PeerId(try decoder.decodeInt64(forKey: "p"))
         namespace = try decoder.decodeInt32(forKey: "n")

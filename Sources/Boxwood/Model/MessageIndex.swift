@@ -68,6 +68,8 @@ public struct MessageIndex: Hashable, Comparable, Sendable, CustomStringConverti
 }
 
 extension MessageIndex: PostboxCoding {
+    public static let postboxTypeName = "MessageIndex"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         id = MessageId(peerId: PeerId(try decoder.decodeInt64(forKey: "p")),
                        namespace: try decoder.decodeInt32(forKey: "n"),

@@ -1,5 +1,6 @@
-/// A user, group, channel or secret chat, implemented by the app and stored through the coder (register the
-/// concrete types with ``declareEncodable(_:f:)``).
+/// A user, group, channel or secret chat, implemented by the app and stored through the coder: each concrete
+/// type declares a stable ``PostboxCoding/postboxTypeName`` and is registered at start-up with
+/// ``declareEncodable(_:)``; a `Codable` type can conform to ``PostboxCodable`` instead of coding by hand.
 public protocol Peer: PostboxCoding, Sendable {
     /// The peer's identity.
     var id: PeerId { get }

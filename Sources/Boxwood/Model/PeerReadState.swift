@@ -80,6 +80,8 @@ public enum PeerReadState: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension PeerReadState: PostboxCoding {
+    public static let postboxTypeName = "PeerReadState"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         let count = try decoder.decodeInt32(forKey: "c")
         let markedUnread = decoder.decodeBoolForKey("u", orElse: false)

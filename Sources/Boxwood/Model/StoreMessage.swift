@@ -88,6 +88,8 @@ public struct StoreMessage: Sendable {
 /// Stored with attributes and media decoded through the type registry; attribute and media types the reader
 /// does not know (written by a newer app version) are left out rather than failing the whole message.
 extension StoreMessage: PostboxCoding {
+    public static let postboxTypeName = "StoreMessage"
+
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         let peerId = PeerId(try decoder.decodeInt64(forKey: "p"))
         let namespace = try decoder.decodeInt32(forKey: "n")

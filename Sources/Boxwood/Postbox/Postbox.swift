@@ -47,15 +47,18 @@ public final class Postbox: @unchecked Sendable {
         self.path = path
         self.seedConfiguration = seedConfiguration
         self.userVersion = userVersion
+        try LibraryCodingTypes.ensureRegistered()   // before opening: the tables below cannot fail then
         valueBox = try ValueBox(path: path, options: options)
-        tables = PostboxTables(valueBox: valueBox, seedConfiguration: seedConfiguration, useCaches: useCaches)
+        tables = try PostboxTables(valueBox: valueBox, seedConfiguration: seedConfiguration, useCaches: useCaches)
     }
 
     /// Opens (creating when missing) the Postbox at `path`. A new database gets `userVersion`; an older one is
     /// brought to it by the registered `upgrades`, each step in one transaction (all or nothing).
     ///
     /// - Throws: ``PostboxError/newerUserVersion(found:supported:)`` for a database of a newer schema,
-    ///   ``PostboxError/noUpgradePath(from:to:)`` when a step is missing; engine errors as `BoxwoodError`.
+    ///   ``PostboxError/noUpgradePath(from:to:)`` when a step is missing; engine errors as `BoxwoodError`;
+    ///   ``PostboxTypeRegistrationError`` when the library's ``CodableEntry`` cannot be registered (an app type
+    ///   took the name `"CodableEntry"`).
     public static func open(path: String, seedConfiguration: SeedConfiguration = SeedConfiguration(), userVersion: Int32 = 1,
                             upgrades: [PostboxUpgrade] = [], options: ValueBoxOptions = ValueBoxOptions(),
                             useCaches: Bool = true) async throws -> Postbox {
@@ -204,6 +207,9 @@ public final class Postbox: @unchecked Sendable {
     private func commit(sawExternalCommits: Bool) throws {
         var changes = try tables.collectChanges()
         changes.sawExternalCommits = sawExternalCommits
+        // The write-back tables write (and encode) their values first, so a value that cannot be encoded fails
+        // the transaction before any view or observer hears of its changes.
+        for table in tables.all { try table.beforeCommit() }
         if !changes.isEmpty {
             transactionStateVersion = try tables.metadata.incrementTransactionStateVersion()
         }
@@ -212,7 +218,6 @@ public final class Postbox: @unchecked Sendable {
             for id in observers.keys.sorted() { observers[id]?(changes) }
         }
         tables.resetChanges()
-        for table in tables.all { try table.beforeCommit() }
         try valueBox.commit()
     }
 

@@ -18,7 +18,7 @@ final class PostboxTables {
     /// All of them, in the order their `beforeCommit` runs.
     let all: [Table]
 
-    init(valueBox: ValueBox, seedConfiguration: SeedConfiguration, useCaches: Bool) {
+    init(valueBox: ValueBox, seedConfiguration: SeedConfiguration, useCaches: Bool) throws(PostboxTypeRegistrationError) {
         metadata = MetadataTable(valueBox: valueBox, useCaches: useCaches)
         peers = PeerTable(valueBox: valueBox, useCaches: useCaches)
         peerChatStates = PeerChatStateTable(valueBox: valueBox, useCaches: useCaches)
@@ -26,8 +26,8 @@ final class PostboxTables {
         peerPresences = PeerPresenceTable(valueBox: valueBox, useCaches: useCaches)
         peerNotificationSettings = PeerNotificationSettingsTable(valueBox: valueBox, useCaches: useCaches)
         contacts = ContactTable(valueBox: valueBox, useCaches: useCaches)
-        preferences = PreferencesTable(valueBox: valueBox, useCaches: useCaches)
-        orderedItemLists = OrderedItemListTable(valueBox: valueBox, useCaches: useCaches)
+        preferences = try PreferencesTable(valueBox: valueBox, useCaches: useCaches)
+        orderedItemLists = try OrderedItemListTable(valueBox: valueBox, useCaches: useCaches)
         operationLogMetadata = PeerOperationLogMetadataTable(valueBox: valueBox, useCaches: useCaches)
         mergedOperationLogIndex = PeerMergedOperationLogIndexTable(valueBox: valueBox, useCaches: useCaches)
         operationLog = PeerOperationLogTable(valueBox: valueBox, metadataTable: operationLogMetadata,

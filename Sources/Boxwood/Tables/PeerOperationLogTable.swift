@@ -137,6 +137,7 @@ final class PeerOperationLogTable: Table {
     private func write(_ entry: PeerOperationLogEntry) throws {
         encoder.reset()
         encoder.encodeRootObject(entry.contents)
+        try encoder.throwIfEncodingFailed()
         valueBuffer.reset()
         if let mergedIndex = entry.mergedIndex {
             valueBuffer.append(UInt8(1))

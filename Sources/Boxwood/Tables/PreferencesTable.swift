@@ -33,8 +33,9 @@ final class PreferencesTable: Table {
         operations.removeAll()
     }
 
-    init(valueBox: ValueBox, useCaches: Bool = true) {
-        LibraryCodingTypes.ensureRegistered()
+    /// Throws when the library's `CodableEntry` cannot be registered (an app type took its name).
+    init(valueBox: ValueBox, useCaches: Bool = true) throws(PostboxTypeRegistrationError) {
+        try LibraryCodingTypes.ensureRegistered()
         super.init(valueBox: valueBox, table: Self.descriptor, useCaches: useCaches)
     }
 

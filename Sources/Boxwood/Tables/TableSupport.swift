@@ -104,16 +104,19 @@ extension ValueBox {
         try withUnsafeBytes(of: &le) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
     }
 
-    /// Stores the bytes an encoder wrote.
+    /// Stores the bytes an encoder wrote; throws the encoder's ``PostboxEncoder/encodingError`` instead (storing
+    /// nothing) when a value failed to encode.
     func set(_ table: ValueBoxTable, key: ValueBoxKey, encoder: PostboxEncoder) throws {
+        try encoder.throwIfEncodingFailed()
         try encoder.withBytes { raw throws(BoxwoodError) in try self.set(table, key: key, bytes: raw) }
     }
 
-    /// Stores the root encoding of `object` (field `"_"`), using `encoder` as scratch space.
+    /// Stores the root encoding of `object` (field `"_"`), using `encoder` as scratch space; throws (storing
+    /// nothing) when `object` fails to encode.
     func setRootObject(_ table: ValueBoxTable, key: ValueBoxKey, _ object: any PostboxCoding, encoder: PostboxEncoder) throws {
         encoder.reset()
         encoder.encodeRootObject(object)
-        try encoder.withBytes { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+        try set(table, key: key, encoder: encoder)
     }
 
     /// Decodes the root object of the value of `key` through the type registry and casts it to `T`
@@ -137,13 +140,19 @@ func decodeRootObject<T>(_ bytes: UnsafeRawBufferPointer, as type: T.Type) throw
 }
 
 /// Registers the library's own storable types that tables may meet as polymorphic values (a `CodableEntry`
-/// stored as a preference or ordered-list item). Idempotent.
+/// stored as a preference or ordered-list item). Idempotent; a refused registration (an app type that took the
+/// name `"CodableEntry"`) is thrown by every call.
 enum LibraryCodingTypes {
-    static let registered: Void = {
-        declareEncodable(CodableEntry.self)
+    private static let registration: Result<Void, PostboxTypeRegistrationError> = {
+        do throws(PostboxTypeRegistrationError) {
+            try declareEncodable(CodableEntry.self)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
     }()
 
-    static func ensureRegistered() { _ = registered }
+    static func ensureRegistered() throws(PostboxTypeRegistrationError) { try registration.get() }
 }
 
 // MARK: Write-back cache

@@ -28,25 +28,26 @@ public final class SyncClient: Sendable {
         )
     }
 
-    /// Registers the types the sync layer stores (safe to call more than once).
-    public static func registerTypes() {
-        declareEncodable(SyncUser.self)
-        declareEncodable(SyncChat.self)
-        declareEncodable(SyncUserPresence.self)
-        declareEncodable(SyncNotificationSettings.self)
-        declareEncodable(SyncMessageAttribute.self)
-        declareEncodable(SyncAccountState.self)
-        declareEncodable(SyncClientIdentity.self)
-        declareEncodable(SyncStoredAnswers.self)
-        declareEncodable(SendMessageOperation.self)
-        declareEncodable(SynchronizeReadStateOperation.self)
+    /// Registers the types the sync layer stores (safe to call more than once). Throws when one of them collides
+    /// with a type the app registered (see ``PostboxTypeRegistrationError``).
+    public static func registerTypes() throws(PostboxTypeRegistrationError) {
+        try declareEncodable(SyncUser.self)
+        try declareEncodable(SyncChat.self)
+        try declareEncodable(SyncUserPresence.self)
+        try declareEncodable(SyncNotificationSettings.self)
+        try declareEncodable(SyncMessageAttribute.self)
+        try declareEncodable(SyncAccountState.self)
+        try declareEncodable(SyncClientIdentity.self)
+        try declareEncodable(SyncStoredAnswers.self)
+        try declareEncodable(SendMessageOperation.self)
+        try declareEncodable(SynchronizeReadStateOperation.self)
     }
 
     /// Opens (or creates) the database at `path` for the account.
     public static func open(path: String, accountPeerId: PeerId, transport: any SyncTransport,
                             configuration: SyncConfiguration = SyncConfiguration(),
                             options: ValueBoxOptions = ValueBoxOptions()) async throws -> SyncClient {
-        registerTypes()
+        try registerTypes()
         let postbox = try await Postbox.open(path: path, seedConfiguration: seedConfiguration, options: options)
         return SyncClient(postbox: postbox, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
     }

@@ -11,6 +11,8 @@ public enum SyncOperationLogTags {
 
 /// A message waiting to be sent: its local copy is found by `randomId` (its globally unique id).
 public struct SendMessageOperation: PostboxCoding, Equatable, Sendable {
+    public static let postboxTypeName = "SendMessageOperation"
+
     public let randomId: Int64
     public let text: String
     /// The client mutation sequence, persisted with the operation before it is first sent.
@@ -37,6 +39,8 @@ public struct SendMessageOperation: PostboxCoding, Equatable, Sendable {
 
 /// A read position waiting to be sent (one per chat: a newer one replaces it).
 public struct SynchronizeReadStateOperation: PostboxCoding, Equatable, Sendable {
+    public static let postboxTypeName = "SynchronizeReadStateOperation"
+
     public let maxId: Int32
     public let mutation: Int64
 
@@ -94,6 +98,8 @@ extension SyncStorage {
 /// like a batch whose cursor moved). An answer stored before the reset's replay is covered by the count; a
 /// reset replayed before the answer is followed by the answer's transaction, which applies its result again.
 public struct SyncStoredAnswers: PreferencesEntry, Equatable {
+    public static let postboxTypeName = "SyncStoredAnswers"
+
     public let count: Int64
 
     public init(count: Int64) { self.count = count }

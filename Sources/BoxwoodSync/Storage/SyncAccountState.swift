@@ -3,6 +3,8 @@ import Boxwood
 /// The account's update cursor as stored in Postbox's state (Telegram's `AuthorizedAccountState.State`):
 /// written in the same transaction as the data it covers, after it.
 public struct SyncAccountState: PostboxCoding, Hashable, Sendable {
+    public static let postboxTypeName = "SyncAccountState"
+
     public var pts: Int32
     public var qts: Int32
     /// Advanced by seq-ordered groups and difference answers (the cursor of the seq box).
@@ -50,6 +52,8 @@ public struct SyncChannelState: Codable, Hashable, Sendable {
 /// This installation's identity for exactly-once outbound requests: a random client id and the next mutation
 /// sequence, persisted (as a preferences entry) before any request that uses it is sent.
 public struct SyncClientIdentity: PreferencesEntry, Equatable {
+    public static let postboxTypeName = "SyncClientIdentity"
+
     public let clientId: Int64
     public let nextSequence: Int64
 

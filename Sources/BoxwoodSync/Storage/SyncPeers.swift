@@ -2,6 +2,8 @@ import Boxwood
 
 /// A user as the sync layer stores it (Telegram's `TelegramUser`, reduced to what the protocol slice carries).
 public struct SyncUser: Peer, Equatable {
+    public static let postboxTypeName = "SyncUser"
+
     public let id: PeerId
     public let firstName: String
     public let lastName: String
@@ -45,6 +47,8 @@ public struct SyncUser: Peer, Equatable {
 
 /// A basic group, a channel or a secret chat: a titled chat (`id.namespace` tells which).
 public struct SyncChat: Peer, Equatable {
+    public static let postboxTypeName = "SyncChat"
+
     public let id: PeerId
     public let title: String
 
@@ -70,6 +74,8 @@ public struct SyncChat: Peer, Equatable {
 
 /// A user's online status.
 public struct SyncUserPresence: PeerPresence, Equatable {
+    public static let postboxTypeName = "SyncUserPresence"
+
     public let status: ApiUserStatus
 
     public init(status: ApiUserStatus) { self.status = status }
@@ -93,6 +99,8 @@ public struct SyncUserPresence: PeerPresence, Equatable {
 
 /// A chat's notification settings: muted until a date (0: not muted).
 public struct SyncNotificationSettings: PeerNotificationSettings, Equatable {
+    public static let postboxTypeName = "SyncNotificationSettings"
+
     public let muteUntil: Int32
 
     public init(muteUntil: Int32) { self.muteUntil = muteUntil }
@@ -109,6 +117,8 @@ public struct SyncNotificationSettings: PeerNotificationSettings, Equatable {
 /// What the server said about a message beyond its text: its edit version and, for messages the account sent,
 /// nothing else is needed (the random id is the message's globally unique id).
 public struct SyncMessageAttribute: MessageAttribute, Equatable {
+    public static let postboxTypeName = "SyncMessageAttribute"
+
     /// 0 until edited; an edit is applied only when its version is newer than the stored one.
     public let editVersion: Int32
 

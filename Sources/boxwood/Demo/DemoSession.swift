@@ -43,7 +43,7 @@ final class DemoSession: @unchecked Sendable {
         output.log("database: \(databasePath)")
 
         // This process reads the database the client writes: a second process on the same files.
-        SyncClient.registerTypes()
+        try SyncClient.registerTypes()
         let postbox = try await Postbox.open(path: databasePath, seedConfiguration: SyncClient.seedConfiguration)
         let viewed = Array(world.chatStates.keys.sorted().prefix(4))
         let screen = DemoScreen(postbox: postbox, output: output)

@@ -4,6 +4,8 @@
 /// `data` is a complete field list with a single field `"_"` holding the value, so it can be stored as a
 /// table value on its own. A `CodableEntry` is itself `PostboxCoding` (the bytes in field `"d"`).
 public struct CodableEntry: Sendable, Hashable, PostboxCoding {
+    public static let postboxTypeName = "CodableEntry"
+
     /// The encoding: one field `"_"` holding the value.
     public let data: [UInt8]
 
@@ -16,7 +18,7 @@ public struct CodableEntry: Sendable, Hashable, PostboxCoding {
     public init<T: Encodable>(_ value: T) throws(PostboxEncodingError) {
         let encoder = PostboxEncoder()
         try encoder.encodeCodable(value, forKey: "_")
-        data = encoder.makeArray()
+        data = try encoder.makeArray()
     }
 
     /// Decodes the stored value as `T`.

@@ -30,6 +30,22 @@ enum CodableNode {
         }
     }
 
+    /// The field that holds a ``PostboxCodable`` value that is not a keyed container.
+    static let wholeValueKey = "_"
+
+    /// Writes this value as the fields of the enclosing object (a ``PostboxCodable``'s layout): a keyed
+    /// container's entries become the fields; any other value becomes the single field ``wholeValueKey``.
+    func writeAsObjectFields(to encoder: PostboxEncoder) {
+        switch self {
+        case let .keyed(node):
+            for (key, value) in zip(node.keys, node.values) { value.write(asFieldNamed: key, to: encoder) }
+        case let .deferred(deferredEncoder):
+            deferredEncoder.result.writeAsObjectFields(to: encoder)
+        default:
+            write(asFieldNamed: Self.wholeValueKey, to: encoder)
+        }
+    }
+
     /// Writes this value as the field `key`.
     func write(asFieldNamed key: String, to encoder: PostboxEncoder) {
         encoder.writeKey(key, fieldType)

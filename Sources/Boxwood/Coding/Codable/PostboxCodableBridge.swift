@@ -11,6 +11,19 @@ extension PostboxEncoder {
         }
         node.write(asFieldNamed: key, to: self)
     }
+
+    /// Writes `value`'s fields into the object being encoded (``PostboxCodable``'s layout). When `value`'s
+    /// `encode(to:)` throws, nothing is written and the error is recorded (``encodingError``).
+    func encodeCodableFields<T: Encodable>(of value: T) {
+        let node: CodableNode
+        do {
+            node = try AdaptedPostboxEncoder.node(for: value, codingPath: [])
+        } catch {
+            recordEncodingError(.codable("\(String(reflecting: T.self)): \(error)"))
+            return
+        }
+        node.writeAsObjectFields(to: self)
+    }
 }
 
 extension PostboxDecoder {
@@ -25,6 +38,20 @@ extension PostboxDecoder {
             throw error
         } catch {
             throw .codable(String(describing: error))
+        }
+    }
+}
+
+extension PostboxDecoder {
+    /// Reads a `Decodable` value from this object's fields (``PostboxCodable``'s layout). A value that does not
+    /// fit the type throws ``PostboxDecodingError/codable(_:)``.
+    func decodeCodableFields<T: Decodable>(_ type: T.Type) throws(PostboxDecodingError) -> T {
+        do {
+            return try T(from: CodableObjectDecoder(fields: self))
+        } catch let error as PostboxDecodingError {
+            throw error
+        } catch {
+            throw .codable("\(String(reflecting: T.self)): \(error)")
         }
     }
 }
