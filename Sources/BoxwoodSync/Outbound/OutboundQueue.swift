@@ -123,7 +123,8 @@ public actor OutboundQueue {
             }
             // Unknown contents (a newer app version): the entry is left.
         } catch let .storage(failure) {
-            await manager.deliver(failure)
+            let kind = contents is SendMessageOperation ? "send" : "read"
+            await manager.deliver(failure, peerId: key.peerId, details: "outbound \(kind) entry \(key.tagLocalIndex)")
             // Throws only when cancelled; the entry is tried again either way.
             try? await Task.sleep(for: manager.configuration.retryInitialDelay)
         } catch {
@@ -165,7 +166,7 @@ public actor OutboundQueue {
     private func send(_ operation: SendMessageOperation, key: EntryKey) async throws(SyncError) -> Bool {
         guard let mutation = try await mutationId(operation.mutation) else { return false }
         let transport = transport
-        let answer = try await manager.request { () async throws(SyncTransportError) in
+        let answer = try await manager.request("sendMessage", peerId: key.peerId) { () async throws(SyncTransportError) in
             try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
         }
         let accountPeerId = manager.accountPeerId
@@ -211,7 +212,7 @@ public actor OutboundQueue {
     private func read(_ operation: SynchronizeReadStateOperation, key: EntryKey) async throws(SyncError) -> Bool {
         guard let mutation = try await mutationId(operation.mutation) else { return false }
         let transport = transport
-        let answer = try await manager.request { () async throws(SyncTransportError) in
+        let answer = try await manager.request("readHistory", peerId: key.peerId) { () async throws(SyncTransportError) in
             try await transport.readHistory(peerId: key.peerId, maxId: operation.maxId, mutation: mutation)
         }
         let failure = await storeAnswer { transaction in
