@@ -45,10 +45,10 @@ public actor OutboundQueue {
                                      timestamp: timestamp, flags: [.unsent], authorId: accountPeerId, text: text,
                                      attributes: [SyncMessageAttribute(editVersion: 0)])
             try SyncStorage.includeInChatList(peerId, in: transaction)
-            let ids = try transaction.addMessages([local], location: .Random)
+            let result = try transaction.addMessages([local], location: .Random)
             _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.sendMessage, tagMergedIndex: .automatic,
                                                      contents: SendMessageOperation(randomId: randomId, text: text, mutation: mutation.sequence))
-            guard let id = ids[randomId] else { throw OutboundError.localMessageNotStored }
+            guard let id = result.idsByGloballyUniqueId[randomId] else { throw OutboundError.localMessageNotStored }
             return id
         }
     }
