@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -38,8 +39,8 @@ let package = Package(
         // Test doubles of the engine's file seam: a simulated disk that loses unsynced writes on a power cut, and
         // files that fail on command. Used by the tests and the crash workload; no shipped product contains it.
         .target(name: "BoxwoodStoreTesting", dependencies: ["BoxwoodStore", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
-        .target(name: "Boxwood", dependencies: ["BoxwoodStore", "BoxwoodFullText", "BoxwoodPlatform"]),
-        .target(name: "BoxwoodSync", dependencies: ["BoxwoodStore", "Boxwood"]),
+        .target(name: "Boxwood", dependencies: ["BoxwoodStore", "BoxwoodFullText", "BoxwoodPlatform", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "BoxwoodSync", dependencies: ["BoxwoodStore", "Boxwood", .product(name: "Logging", package: "swift-log")]),
         // A deterministic simulated server (with a fault layer) for testing the sync engine.
         .target(name: "BoxwoodSyncSimulator", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         // A sync client in its own process, over the simulator's process transport (the kill-and-restart sync test).
@@ -98,7 +99,7 @@ let package = Package(
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodFullText", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "Boxwood"]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
-        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-sync-child"]),
+        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"), "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-crash-child", "boxwood-process-child"]),
         .testTarget(name: "BoxwoodPlatformTests", dependencies: ["BoxwoodPlatform"]),
         // liblz4 is here only to prove that both codecs write and read the same bytes.

@@ -12,7 +12,7 @@ import Testing
     private func seeded(_ name: String) throws -> HistoryFixture {
         var configuration = MessageHistoryConfiguration()
         configuration.messageHoles = [PeerId.Namespace(0): [0: [MessageTags(rawValue: 1)]]]
-        configuration.defaultReadStates = [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)]
+        configuration.defaultMessageNamespaceReadStates = [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)]
         return try HistoryFixture(name, configuration: configuration)
     }
 

@@ -27,7 +27,7 @@ import BoxwoodStore
         let batched = large ? 200_000 : 3_000
         var configuration = MessageHistoryConfiguration()
         configuration.messageHoles = [PeerId.Namespace(0): [0: []]]
-        configuration.defaultReadStates = [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)]
+        configuration.defaultMessageNamespaceReadStates = [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)]
         var rng = SplitMix64(seed: 42)
 
         let f1 = try HistoryFixture("rate-single", configuration: configuration, durability: .normal)

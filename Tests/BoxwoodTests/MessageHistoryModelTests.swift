@@ -207,7 +207,7 @@ private struct HistoryModel {
                                                                text: message.text, unique: message.globallyUniqueId, stableId: nil, version: 0))
                             if let u = message.globallyUniqueId { expected[u] = id }
                         }
-                        #expect(result == expected, "seed \(seed) add result")
+                        #expect(result.idsByGloballyUniqueId == expected, "seed \(seed) add result")
                     case 5, 6:
                         var ids = working.messages.keys.filter { $0.peerId == peerId }.shuffled(using: &rng).prefix(rng.below(4)).map { $0 }
                         ids.append(MessageId(peerId: peerId, namespace: 0, id: rng.int32(in: 1...300)))
@@ -342,7 +342,7 @@ extension MessageHistoryTables {
         var rng = SplitMix64(seed: seed)
         var configuration = MessageHistoryConfiguration()
         configuration.messageHoles = [PeerId.Namespace(0): [0: [MessageTags(rawValue: 1)]]]
-        configuration.defaultReadStates = [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)]
+        configuration.defaultMessageNamespaceReadStates = [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false)]
         configuration.globalMessageIdsNamespaces = [GlobalMessageIdsNamespace(peerIdNamespace: PeerId.Namespace(0), messageIdNamespace: 0)]
         let p = peer(1)
         func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }

@@ -59,7 +59,7 @@ import BoxwoodStore
 
     private static func configuration() -> MessageHistoryConfiguration {
         var configuration = MessageHistoryConfiguration()
-        configuration.defaultReadStates = [
+        configuration.defaultMessageNamespaceReadStates = [
             0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 0, count: 0, markedUnread: false),
             1: .indexBased(maxIncomingReadIndex: lowest, maxOutgoingReadIndex: lowest, count: 0, markedUnread: false),
         ]

@@ -10,11 +10,16 @@ extension Transaction {
 
     // MARK: Messages
 
-    /// Stores messages; partial ids get the next id of their (peer, namespace). Returns the assigned ids by
-    /// `globallyUniqueId` (for messages that have one). `.UpperHistoryBlock` marks everything from each
-    /// chat's lowest added id upwards as known (removes it from the holes).
+    /// Stores messages; partial ids get the next id of their (peer, namespace). `.UpperHistoryBlock` marks
+    /// everything from each chat's lowest added id upwards as known (removes it from the holes).
+    ///
+    /// A message whose id is already stored is not stored again and does not overwrite the stored one (as in
+    /// Postbox; ``updateMessage(_:_:)`` changes a message): the result lists its id in
+    /// ``AddMessagesResult/existing``.
+    ///
+    /// - Returns: The ids added, the ids that already existed, and the assigned ids by `globallyUniqueId`.
     @discardableResult
-    public func addMessages(_ messages: [StoreMessage], location: AddMessagesLocation) throws -> [Int64: MessageId] {
+    public func addMessages(_ messages: [StoreMessage], location: AddMessagesLocation) throws -> AddMessagesResult {
         try history.history.addMessages(messages, location: location)
     }
 

@@ -4,7 +4,7 @@ struct MessageHistoryConfiguration: Sendable {
     /// space of each namespace, and in the space of each listed tag), by peer namespace.
     var messageHoles: [PeerId.Namespace: [MessageId.Namespace: Set<MessageTags>]] = [:]
     /// `SeedConfiguration.defaultMessageNamespaceReadStates`: read states a peer without stored ones starts with.
-    var defaultReadStates: [MessageId.Namespace: PeerReadState] = [:]
+    var defaultMessageNamespaceReadStates: [MessageId.Namespace: PeerReadState] = [:]
     /// `SeedConfiguration.chatMessagesNamespaces`: the namespaces whose messages can be a chat's top message in
     /// the chat list (nil: every namespace).
     var chatMessagesNamespaces: Set<MessageId.Namespace>? = nil

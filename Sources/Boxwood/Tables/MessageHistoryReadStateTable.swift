@@ -6,7 +6,7 @@ import BoxwoodStore
 /// Write-back: states are read into a cache, changed there, and written by ``beforeCommit()``. The first change
 /// of a peer in a transaction remembers its state before (``initialStates``: Postbox's
 /// `alteredInitialPeerCombinedReadStates` are built from it). A peer without a stored state starts with
-/// ``MessageHistoryConfiguration/defaultReadStates`` (nil when those are empty).
+/// ``MessageHistoryConfiguration/defaultMessageNamespaceReadStates`` (nil when those are empty).
 ///
 /// The unread `count` of a namespace is kept equal to the number of stored incoming messages it has not read, as
 /// long as the history is complete: incoming adds and deletes adjust it, reads subtract the incoming messages they

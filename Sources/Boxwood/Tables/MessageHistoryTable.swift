@@ -134,12 +134,13 @@ final class MessageHistoryTable: Table {
     // MARK: Adding
 
     /// Stores `messages`: partial ids get the next id of their peer and namespace, every message a new stable id.
-    /// A message whose id is already stored (or repeated in the batch) is skipped. Unread counters count the
-    /// incoming ones; `.UpperHistoryBlock` removes from every hole space of each (peer, namespace) the ids from the
-    /// lowest added one up. Returns the ids of the messages that have a globally unique id.
+    /// A message whose id is already stored (or repeated in the batch) is skipped, the stored one unchanged, and
+    /// its id listed in the result's `existing`. Unread counters count the incoming ones; `.UpperHistoryBlock`
+    /// removes from every hole space of each (peer, namespace) the ids from the lowest added one up. Returns the
+    /// ids added, the ids skipped, and the ids of the added messages that have a globally unique id.
     @discardableResult
-    func addMessages(_ messages: [StoreMessage], location: AddMessagesLocation) throws -> [Int64: MessageId] {
-        var result: [Int64: MessageId] = [:]
+    func addMessages(_ messages: [StoreMessage], location: AddMessagesLocation) throws -> AddMessagesResult {
+        var result = AddMessagesResult()
         var incoming: [PeerId: [MessageIndex]] = [:]
         var lowestIds: [MessageHistoryHoleOperationKey: Int32] = [:]
         let firstStableId = try metadataTable.nextStableMessageId()
@@ -151,7 +152,10 @@ final class MessageHistoryTable: Table {
             let id: MessageId
             switch message.id {
             case let .id(messageId):
-                if try indexTable.exists(messageId) { continue }
+                if try indexTable.exists(messageId) {
+                    result.existing.append(messageId)
+                    continue
+                }
                 id = messageId
             case let .partial(peerId, namespace):
                 id = try assignId(peerId: peerId, namespace: namespace)
@@ -161,7 +165,8 @@ final class MessageHistoryTable: Table {
             try store(stored)
             append(peerId, .insertMessage(stored))
             if stored.countsAsIncoming { incoming[peerId, default: []].append(stored.index) }
-            if let unique = message.globallyUniqueId { result[unique] = id }
+            result.added.append(id)
+            if let unique = message.globallyUniqueId { result.idsByGloballyUniqueId[unique] = id }
             let holeKey = MessageHistoryHoleOperationKey(peerId: peerId, namespace: id.namespace, space: .everywhere)
             lowestIds[holeKey] = min(lowestIds[holeKey] ?? .max, id.id)
         }

@@ -30,7 +30,7 @@ final class MessageHistoryTables {
         globalIds = GlobalMessageIdsTable(valueBox: valueBox, useCaches: useCaches)
         globallyUniqueIds = MessageGloballyUniqueIdTable(valueBox: valueBox, useCaches: useCaches)
         holes = MessageHistoryHoleIndexTable(valueBox: valueBox, metadataTable: metadata, seedHoles: configuration.messageHoles, useCaches: useCaches)
-        readStates = MessageHistoryReadStateTable(valueBox: valueBox, defaultStates: configuration.defaultReadStates, useCaches: useCaches)
+        readStates = MessageHistoryReadStateTable(valueBox: valueBox, defaultStates: configuration.defaultMessageNamespaceReadStates, useCaches: useCaches)
         textIndex = MessageHistoryTextIndexTable(valueBox: valueBox)
         unsent = MessageHistoryUnsentTable(valueBox: valueBox, useCaches: useCaches)
         history = MessageHistoryTable(valueBox: valueBox, configuration: configuration, metadataTable: metadata, indexTable: index,

@@ -117,7 +117,7 @@ public actor MessageHistoryHoleFiller {
                 let range = entry.range
                 let maxId = range.upperBound >= Int32.max - 1 ? 0 : range.upperBound + 1
                 let minId = range.lowerBound - 1
-                let messages = try await manager.request { () async throws(SyncTransportError) in
+                let messages = try await manager.request("getHistory", peerId: entry.peerId) { () async throws(SyncTransportError) in
                     try await transport.getHistory(peerId: entry.peerId, maxId: maxId, minId: minId, limit: limit)
                 }
                 // A short page is everything the server has in the hole. A full page covers the hole from its
@@ -145,7 +145,7 @@ public actor MessageHistoryHoleFiller {
                 await manager.recordHoleFill(messages: stored)
             }
         } catch let .storage(failure) {
-            await manager.deliver(failure)
+            await manager.deliver(failure, peerId: entry.peerId, details: "hole \(entry.range) of namespace \(entry.namespace)")
         } catch {
             // `.stopped`: the manager stopped, and nothing more is filled.
         }

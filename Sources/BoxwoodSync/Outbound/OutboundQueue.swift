@@ -45,10 +45,10 @@ public actor OutboundQueue {
                                      timestamp: timestamp, flags: [.unsent], authorId: accountPeerId, text: text,
                                      attributes: [SyncMessageAttribute(editVersion: 0)])
             try SyncStorage.includeInChatList(peerId, in: transaction)
-            let ids = try transaction.addMessages([local], location: .Random)
+            let result = try transaction.addMessages([local], location: .Random)
             _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.sendMessage, tagMergedIndex: .automatic,
                                                      contents: SendMessageOperation(randomId: randomId, text: text, mutation: mutation.sequence))
-            guard let id = ids[randomId] else { throw OutboundError.localMessageNotStored }
+            guard let id = result.idsByGloballyUniqueId[randomId] else { throw OutboundError.localMessageNotStored }
             return id
         }
     }
@@ -134,7 +134,8 @@ public actor OutboundQueue {
             }
             // Unknown contents (a newer app version): the entry is left.
         } catch let .storage(failure) {
-            await manager.deliver(failure)
+            let kind = contents is SendMessageOperation ? "send" : "read"
+            await manager.deliver(failure, peerId: key.peerId, details: "outbound \(kind) entry \(key.tagLocalIndex)")
             // Throws only when cancelled; the entry is tried again either way.
             try? await Task.sleep(for: manager.configuration.retryInitialDelay)
         } catch {
@@ -176,7 +177,7 @@ public actor OutboundQueue {
     private func send(_ operation: SendMessageOperation, key: EntryKey) async throws(SyncError) -> Bool {
         guard let mutation = try await mutationId(operation.mutation) else { return false }
         let transport = transport
-        let answer = try await manager.request { () async throws(SyncTransportError) in
+        let answer = try await manager.request("sendMessage", peerId: key.peerId) { () async throws(SyncTransportError) in
             try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
         }
         let accountPeerId = manager.accountPeerId
@@ -222,7 +223,7 @@ public actor OutboundQueue {
     private func read(_ operation: SynchronizeReadStateOperation, key: EntryKey) async throws(SyncError) -> Bool {
         guard let mutation = try await mutationId(operation.mutation) else { return false }
         let transport = transport
-        let answer = try await manager.request { () async throws(SyncTransportError) in
+        let answer = try await manager.request("readHistory", peerId: key.peerId) { () async throws(SyncTransportError) in
             try await transport.readHistory(peerId: key.peerId, maxId: operation.maxId, mutation: mutation)
         }
         let failure = await storeAnswer { transaction in

@@ -62,7 +62,7 @@ extension AccountStateManager {
         while true {
             statistics.channelDifferenceRequests += 1
             let requestPts = pts
-            let difference = try await request { [transport] () async throws(SyncTransportError) in
+            let difference = try await request("getChannelDifference", peerId: channelId) { [transport] () async throws(SyncTransportError) in
                 try await transport.getChannelDifference(channelId: channelId, pts: requestPts, limit: limit)
             }
             switch difference {

@@ -18,7 +18,7 @@ extension AccountStateManager {
             }
             let limit = configuration.ptsTotalLimit
             statistics.differenceRequests += 1
-            let difference = try await request { [transport] () async throws(SyncTransportError) in
+            let difference = try await request("getDifference") { [transport] () async throws(SyncTransportError) in
                 try await transport.getDifference(pts: cursor.pts, qts: cursor.qts, date: cursor.date, ptsTotalLimit: limit)
             }
             var batch = SyncMutableState(initialState: cursor, state: cursor, storedAnswers: stored.storedAnswers)
@@ -76,7 +76,7 @@ extension AccountStateManager {
     /// stored messages stay, but everything below each chat's newest message becomes a hole to fill.
     /// `storedAnswers` is the stored send-answer count read before the request (see ``SyncStoredAnswers``).
     private func resetFromDialogs(expected: SyncAccountState?, storedAnswers: Int64) async throws(SyncError) -> CommitOutcome {
-        let dialogs = try await request { [transport] () async throws(SyncTransportError) in try await transport.getDialogs() }
+        let dialogs = try await request("getDialogs") { [transport] () async throws(SyncTransportError) in try await transport.getDialogs() }
         var batch = SyncMutableState(initialState: expected, state: SyncAccountState(dialogs.state), storedAnswers: storedAnswers)
         batch.add(.mergeUsers(dialogs.users, overwrite: true))
         batch.add(.mergeChats(dialogs.chats, overwrite: true))

@@ -1,4 +1,5 @@
 import Boxwood
+import Logging
 
 /// Whether a batch was stored.
 enum CommitOutcome {
@@ -40,9 +41,15 @@ extension AccountStateManager {
         }
     }
 
-    /// Emits a storage failure on ``events``: one that ended an operation of the queue, or one of the work around
-    /// it (a hole fill, an outbound answer).
-    func deliver(_ failure: SyncStorageError) {
+    /// Emits a storage failure on ``events`` and logs it as an error (``SyncLog``: metadata `operation`, `error`,
+    /// `account`, and `peer` plus `details` when given): one that ended an operation of the queue, or one of the
+    /// work around it (a hole fill, an outbound answer). It is not rethrown: the work is tried again later.
+    func deliver(_ failure: SyncStorageError, peerId: PeerId? = nil, details: String? = nil) {
+        var metadata: Logger.Metadata = ["operation": "\(failure.operation.rawValue)", "error": "\(failure.cause)",
+                                         "account": "\(accountPeerId)"]
+        if let peerId { metadata["peer"] = "\(peerId)" }
+        if let details { metadata["details"] = "\(details)" }
+        SyncLog.logger.error("sync storage failed; the work is tried again later", metadata: metadata)
         eventContinuation.yield(.storageFailed(failure))
     }
 
