@@ -27,6 +27,7 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	$(SWIFT) run boxwood-bench --smoke
+	$(SWIFT) run boxwood-example-chat
 	@if [ "$(FUZZ_SMOKE)" = "0" ]; then echo "fuzz-smoke: skipped (FUZZ_SMOKE=0)"; else $(MAKE) --no-print-directory fuzz-smoke; fi
 
 # ThreadSanitizer on the concurrency and view suites, AddressSanitizer (with leak checks) on the decoding suites,

@@ -58,6 +58,8 @@ let package = Package(
             ]
         ),
         // The kill-and-reopen crash test: a child executable and the workload it shares with the test.
+        // The README's embedding example as an app would write it (public API only); `make test` runs it.
+        .executableTarget(name: "boxwood-example-chat", dependencies: ["Boxwood"], path: "Examples/ChatApp"),
         .target(name: "BoxwoodCrashWorkload", dependencies: ["BoxwoodStore"]),
         .executableTarget(name: "boxwood-crash-child", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         // The processes of the multi-process tests.
@@ -97,7 +99,7 @@ let package = Package(
         .testTarget(name: "BoxwoodFuzzRegressionTests", dependencies: ["BoxwoodFuzzTargets", "BoxwoodTestSupport", "boxwood-fuzz"]),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodFullText", "BoxwoodStoreTesting", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodFullText", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
-        .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "Boxwood"]),
+        .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "Boxwood", .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
         .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"), "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-crash-child", "boxwood-process-child"]),

@@ -90,7 +90,7 @@ struct SyncLoggingTests {
             seed: 2302, users: 2, groups: 1, channels: 0, secretChats: 0, initialHistory: 1...3,
             differenceSliceSize: 50, channelTooLongThreshold: 200, faults: .none))
         let directory = SyncTemporaryDirectory()
-        SyncClient.registerTypes()
+        try SyncClient.registerTypes()
         let postbox = try await Postbox.open(path: directory.path + "/db", seedConfiguration: SyncClient.seedConfiguration)
         let transport = FlakyDialogsTransport(server, failures: AccountStateManager.failuresPerWarning)
         let client = SyncClient(postbox: postbox, transport: transport, accountPeerId: server.accountPeerId, configuration: .fast)

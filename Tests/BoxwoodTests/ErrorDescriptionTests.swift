@@ -127,7 +127,7 @@ struct ErrorDescriptionTests {
     @Test("coding and table errors are localized too")
     func otherPostboxLayerErrorsAreLocalized() {
         let errors: [any Error] = [
-            PostboxDecodingError.truncated(offset: 4, needed: 8, available: 2), PostboxDecodingError.unknownType(hash: 77, key: "m"),
+            PostboxDecodingError.truncated(offset: 4, needed: 8, available: 2), PostboxDecodingError.unknownType(hash: 77, key: "m", knownType: nil),
             PostboxEncodingError.codable("bad"), HistoryTableError.corrupt(table: 7, reason: "short key"),
             HistoryTableError.messageNotFound(MessageId(peerId: PeerId(1), namespace: 0, id: 5)),
             PeerOperationLogError.danglingMergedIndex(tag: PeerOperationLogTag(1), mergedIndex: 4),
@@ -136,6 +136,6 @@ struct ErrorDescriptionTests {
             let text = error.localizedDescription
             #expect(!text.isEmpty && !Self.hasBareErrorNumber(text) && text.hasSuffix("."), "\(error): \(text)")
         }
-        #expect((PostboxDecodingError.unknownType(hash: 77, key: "m") as any LocalizedError).recoverySuggestion?.contains("declareEncodable") == true)
+        #expect((PostboxDecodingError.unknownType(hash: 77, key: "m", knownType: nil) as any LocalizedError).recoverySuggestion?.contains("declareEncodable") == true)
     }
 }

@@ -78,7 +78,7 @@ import BoxwoodStore
             keyList.append(.combinedReadState(peerId: chat))
         }
         let keys = keyList
-        let id = try await Postbox.onQueue {
+        let id = try await postbox.onQueue {
             try postbox.runTransaction { tx in postbox.viewTracker.add(keys: keys, tables: try tx.tables) { _ in } }
         }
         final class State: @unchecked Sendable { var rng: SplitMix64; init(_ seed: UInt64) { rng = SplitMix64(seed: seed) } }
@@ -103,7 +103,7 @@ import BoxwoodStore
                     }
                 }
             }
-            let mismatch = try await Postbox.onQueue { () -> String? in
+            let mismatch = try await postbox.onQueue { () -> String? in
                 try postbox.runTransaction { tx -> String? in
                     let tables = try tx.tables
                     for key in keys {
@@ -152,7 +152,7 @@ func fingerprint(_ view: (any PostboxView)?) -> String {
             }
         }
         let keys = chats.map { PostboxViewKey.messageHistory(peerId: $0, namespace: 0, anchor: nil, count: 20, tag: nil) }
-        let result = try await Postbox.onQueue { () -> (none: Double, one: Double) in
+        let result = try await postbox.onQueue { () -> (none: Double, one: Double) in
             try postbox.runTransaction { tx in
                 for key in keys { _ = postbox.viewTracker.add(keys: [key], tables: try tx.tables) { _ in } }
             }

@@ -17,7 +17,7 @@ extension ViewCostTests {
             try tx.updatePeers(peers.map { TestUser(id: $0, firstName: "P\($0.id)", lastName: "", username: nil) })
             try tx.updatePeerPresences(Dictionary(uniqueKeysWithValues: peers.map { ($0, TestPresence(lastSeen: 1)) }))
         }
-        let result = try await Postbox.onQueue { () -> (none: Double, one: Double) in
+        let result = try await postbox.onQueue { () -> (none: Double, one: Double) in
             try postbox.runTransaction { tx in
                 for id in peers { _ = try postbox.viewTracker.add(keys: [.peer(id, components: .all)], tables: try tx.tables) { _ in } }
             }

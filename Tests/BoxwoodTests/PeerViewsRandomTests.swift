@@ -98,7 +98,7 @@ import BoxwoodStore
         final class Emissions: @unchecked Sendable { var counts: [Int] = [] }
         let emissions = Emissions()
         // One registration per key, so that each view's emissions are counted on their own.
-        let ids = try await Postbox.onQueue {
+        let ids = try await postbox.onQueue {
             try postbox.runTransaction { tx in
                 try keys.enumerated().map { position, key in
                     emissions.counts.append(0)
@@ -106,8 +106,8 @@ import BoxwoodStore
                 }
             }
         }
-        var shown = try await Postbox.onQueue { ids.enumerated().map { fingerprint(postbox.viewTracker.snapshot($1)?.views[keys[$0]]) } }
-        var counts = try await Postbox.onQueue { emissions.counts }
+        var shown = try await postbox.onQueue { ids.enumerated().map { fingerprint(postbox.viewTracker.snapshot($1)?.views[keys[$0]]) } }
+        var counts = try await postbox.onQueue { emissions.counts }
         let random = Random(seed)
         var externalRounds = 0
         for round in 0..<200 {
@@ -120,7 +120,7 @@ import BoxwoodStore
                 // The first instance notices the other's commit at its next transaction and rebuilds its views.
                 try await postbox.transaction { _ in }
             }
-            let (mismatch, now, nowCounts) = try await Postbox.onQueue { () -> (String?, [String], [Int]) in
+            let (mismatch, now, nowCounts) = try await postbox.onQueue { () -> (String?, [String], [Int]) in
                 try postbox.runTransaction { tx in
                     let tables = try tx.tables
                     var now: [String] = []

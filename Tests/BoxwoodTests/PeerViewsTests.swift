@@ -224,7 +224,7 @@ import BoxwoodStore
                                location: .Random)
         }
         // Make it look older: no index entries and no mark that the index is complete.
-        try await Postbox.onQueue { [postbox] in
+        try await postbox.onQueue { [postbox] in
             try postbox.runTransaction { tx in
                 let history = try tx.tables.history
                 for index in try history.unsent.get() { try history.unsent.remove(index) }

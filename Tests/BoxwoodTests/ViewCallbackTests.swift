@@ -118,7 +118,7 @@ import Testing
             final class Log: @unchecked Sendable { var entries: [String] = []; var ids: [String: Int] = [:] }
             let log = Log()
             let key = PostboxViewKey.basicPeer(Self.alice)
-            try await Postbox.onQueue {
+            try await postbox.onQueue {
                 try postbox.runTransaction { tx in
                     let tables = try tx.tables
                     let tracker = postbox.viewTracker
@@ -139,17 +139,17 @@ import Testing
                 }
             }
             try await postbox.transaction { tx in try tx.updatePeers([Self.alice("A")]) }
-            let first = try await Postbox.onQueue { log.entries }
+            let first = try await postbox.onQueue { log.entries }
             // "a" (which removed "c" — still notified this round, from the copy — and added "e", whose first
             // snapshot is logged), then "c", "d", "f".
             #expect(first == ["a", "e", "c", "d", "f"])
-            try await Postbox.onQueue { log.entries.removeAll() }
+            try await postbox.onQueue { log.entries.removeAll() }
             // Registration order: "a", "d", "f", then "e" (added during the last notification).
             try await postbox.transaction { tx in try tx.updatePeers([Self.alice("B")]) }
-            #expect(try await Postbox.onQueue { log.entries } == ["a", "d", "f", "e"])
+            #expect(try await postbox.onQueue { log.entries } == ["a", "d", "f", "e"])
             #expect(postbox.liveViewCount == 4)
             // Many removals compact the slots without changing the order.
-            try await Postbox.onQueue {
+            try await postbox.onQueue {
                 try postbox.runTransaction { tx in
                     let tables = try tx.tables
                     let tracker = postbox.viewTracker
@@ -160,7 +160,7 @@ import Testing
                 }
             }
             try await postbox.transaction { tx in try tx.updatePeers([Self.alice("C")]) }
-            #expect(try await Postbox.onQueue { log.entries } == ["a", "d", "f", "e"])
+            #expect(try await postbox.onQueue { log.entries } == ["a", "d", "f", "e"])
         }
     }
 }

@@ -1,5 +1,7 @@
 import BoxwoodStore
 import Foundation
+import InMemoryLogging
+import Logging
 import Testing
 @testable import Boxwood
 
@@ -7,7 +9,7 @@ import Testing
 /// alone with a `PostboxViewError` naming its key, the other keys of the request stay live, the writer's
 /// transaction commits, and a view that no longer follows other processes is stopped with the reason.
 @Suite(.timeLimit(.minutes(2))) struct ViewFailureTests {
-    init() { registerViewTestTypes() }
+    init() throws { try registerViewTestTypes() }
 
     struct Injected: Error, Equatable { let key: PostboxViewKey }
 
@@ -66,7 +68,7 @@ import Testing
 
     /// Makes `key`'s view fail at `operation` (on the Postbox queue, before any subscription of the test).
     func inject(_ postbox: Postbox, failing key: PostboxViewKey, at operation: ViewTracker.Operation) {
-        Postbox.syncOnQueue {
+        postbox.syncOnQueue {
             postbox.viewTracker.injectedFailure = { candidate, current in
                 candidate == key && current == operation ? Injected(key: key) : nil
             }
@@ -211,7 +213,7 @@ import Testing
             // ValueBox is not Sendable: used on the Postbox queue, then (after that block ran) here.
             nonisolated(unsafe) let other = try ValueBox(path: path)
             defer { try? other.close() }
-            Postbox.queue.async {
+            postbox.queue.async {
                 do {
                     try other.begin()
                     try other.set(ValueBoxTable(id: 1_000, keyType: .binary), key: ValueBoxKey("x"), value: MemoryBuffer([1]))
@@ -230,6 +232,23 @@ import Testing
             var again = postbox.combinedView(keys: [Self.companion]).makeAsyncIterator()
             #expect(try await again.next()?.failures.isEmpty == true)
         }
+    }
+
+    @Test("a view failure is logged as a warning naming the view and the error")
+    func viewFailureIsLogged() async throws {
+        let key = PostboxViewKey.preferences(keys: [ValueBoxKey("logged-\(UUID().uuidString)")])
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        try await PostboxLog.factory.withHandler({ [handler] _ in handler }) {
+            try await withPostbox("logged") { postbox, _ in
+                inject(postbox, failing: key, at: .build)
+                var views = postbox.combinedView(keys: [key]).makeAsyncIterator()
+                expectFailure(try #require(try await views.next()), of: key)
+            }
+        }
+        // Other suites may log meanwhile: look for this view.
+        let entry = handler.entries.first { $0.metadata["view"]?.description == "\(key)" }
+        #expect(entry?.level == .warning && entry?.metadata["error"]?.description.contains("Injected") == true, "\(handler.entries)")
     }
 
     func eventually(_ done: () -> Bool) async throws -> Bool {

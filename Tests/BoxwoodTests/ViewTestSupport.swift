@@ -42,7 +42,7 @@ final class ViewRecorder: @unchecked Sendable {
     private var onPostboxQueue = false
 
     func record(_ view: CombinedView) {
-        let onQueue = DispatchQueue.getSpecific(key: Postbox.queueKey) == true
+        let onQueue = DispatchQueue.getSpecific(key: Postbox.queueKey) != nil
         lock.withLock {
             views.append(view)
             if onQueue { onPostboxQueue = true }

@@ -48,12 +48,12 @@ import BoxwoodStore
         final class Counter: @unchecked Sendable { var value = 0 }
         let counter = Counter()
         let alice = peer(0, 1)
-        let id = try await Postbox.onQueue {
+        let id = try await postbox.onQueue {
             try postbox.runTransaction { tx in
                 postbox.viewTracker.add(keys: [.basicPeer(alice), .preferences(keys: [ValueBoxKey("a")])], tables: try tx.tables) { _ in counter.value += 1 }
             }
         }
-        func emissions() async throws -> Int { try await Postbox.onQueue { counter.value } }
+        func emissions() async throws -> Int { try await postbox.onQueue { counter.value } }
         #expect(try await emissions() == 1)
         try await postbox.transaction { tx in try tx.updatePeers([TestUser(id: peer(0, 2), firstName: "B", lastName: "", username: nil)]) }
         try await postbox.transaction { tx in try tx.setState(TestAccountState(pts: 1, qts: 0, date: 0, seq: 0)) }
@@ -63,7 +63,7 @@ import BoxwoodStore
         #expect(try await emissions() == 2)
         try await postbox.transaction { tx in try tx.updatePeers([TestUser(id: alice, firstName: "A", lastName: "", username: nil)]) }
         #expect(try await emissions() == 2)
-        try await Postbox.onQueue { postbox.viewTracker.remove(id, tables: postbox.tables) }
+        try await postbox.onQueue { postbox.viewTracker.remove(id, tables: postbox.tables) }
         try await postbox.transaction { tx in try tx.updatePeers([TestUser(id: alice, firstName: "Z", lastName: "", username: nil)]) }
         #expect(try await emissions() == 2)
         try await postbox.close()

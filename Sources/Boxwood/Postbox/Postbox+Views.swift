@@ -86,7 +86,7 @@ extension Postbox {
     }
 
     /// The number of live view registrations (views whose consumers went away are gone).
-    public var liveViewCount: Int { Postbox.syncOnQueue { viewTracker.count } }
+    public var liveViewCount: Int { syncOnQueue { viewTracker.count } }
 
     /// Registers views for `keys` on the queue; `emit` gets every snapshot there.
     private func subscribeViews(keys: [PostboxViewKey], emit: @escaping @Sendable (CombinedView) -> Void,
@@ -134,7 +134,11 @@ final class ViewSubscription: Disposable, @unchecked Sendable {
     /// the Postbox closes while they are live, and with the error when they cannot be registered (the Postbox is
     /// closed, suspended or gone; the transaction failed) or are stopped by one (``ViewTracker/failAll(_:)``).
     func start(keys: [PostboxViewKey], emit: @escaping @Sendable (CombinedView) -> Void, ended: @escaping @Sendable ((any Error)?) -> Void) {
-        Postbox.queue.async { [self] in
+        guard let queue = postbox?.queue else {
+            ended(PostboxError.closed)
+            return
+        }
+        queue.async { [self] in
             if isDisposed { return }
             guard let postbox else {
                 ended(PostboxError.closed)
@@ -164,7 +168,8 @@ final class ViewSubscription: Disposable, @unchecked Sendable {
             return !disposed
         }
         guard first else { return }
-        Postbox.queue.async { [self] in
+        guard let queue = postbox?.queue else { return }  // a Postbox that is gone has no views
+        queue.async { [self] in
             guard let id = registrationId, let postbox else { return }
             registrationId = nil
             postbox.viewTracker.remove(id, tables: postbox.tables)

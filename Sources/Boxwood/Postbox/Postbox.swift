@@ -9,19 +9,20 @@ import BoxwoodStore
 /// let peer = try await postbox.transaction { tx in try tx.getPeer(id) }
 /// ```
 ///
-/// Every transaction runs on ``queue`` (one serial queue for all Postboxes of the process, like Postbox's):
+/// Every transaction runs on ``queue``, a serial queue of this Postbox (each Postbox has its own, so two databases
+/// of one process — two accounts, or tests running in parallel — never wait for each other):
 /// `valueBox.begin()`; when another process committed since this one's last transaction, every cache is
 /// dropped; the closure; then the change record is built, observers see it (before the commit, on the
 /// queue), a non-empty record bumps the TransactionStateVersion, write-back caches are flushed and the
 /// value box commits. A closure that throws rolls everything back.
 public final class Postbox: @unchecked Sendable {
-    /// The queue every Postbox transaction runs on.
-    public static let queue: DispatchQueue = {
-        let queue = DispatchQueue(label: "org.boxwood.postbox", qos: .userInitiated)
-        queue.setSpecific(key: queueKey, value: true)
-        return queue
-    }()
-    static let queueKey = DispatchSpecificKey<Bool>()
+    /// The serial queue this Postbox's transactions, view updates and observers run on (`.userInitiated`). Only
+    /// this Postbox uses it.
+    public let queue: DispatchQueue
+    /// Marks every Postbox queue; the value names the Postbox (``queueTag``).
+    static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// The value of ``queueKey`` on this Postbox's queue.
+    private let queueTag: ObjectIdentifier
 
     /// The database directory.
     public let path: String
@@ -32,7 +33,7 @@ public final class Postbox: @unchecked Sendable {
     let valueBox: ValueBox
     let tables: PostboxTables
     let viewTracker = ViewTracker()
-    private var observers: [Int: (PostboxChanges) -> Void] = [:]
+    private var observers: [Int: @Sendable (PostboxChanges) -> Void] = [:]
     private var nextObserverId = 0
     private var isClosed = false
     private var isSuspended = false
@@ -43,7 +44,10 @@ public final class Postbox: @unchecked Sendable {
     /// The TransactionStateVersion the last non-empty transaction of this Postbox wrote to the metadata table.
     var transactionStateVersion: Int64 = 0
 
-    private init(path: String, seedConfiguration: SeedConfiguration, userVersion: Int32, options: ValueBoxOptions, useCaches: Bool) throws {
+    private init(path: String, seedConfiguration: SeedConfiguration, userVersion: Int32, options: ValueBoxOptions, useCaches: Bool,
+                 queue: DispatchQueue, queueTag: ObjectIdentifier) throws {
+        self.queue = queue
+        self.queueTag = queueTag
         self.path = path
         self.seedConfiguration = seedConfiguration
         self.userVersion = userVersion
@@ -62,13 +66,23 @@ public final class Postbox: @unchecked Sendable {
     public static func open(path: String, seedConfiguration: SeedConfiguration = SeedConfiguration(), userVersion: Int32 = 1,
                             upgrades: [PostboxUpgrade] = [], options: ValueBoxOptions = ValueBoxOptions(),
                             useCaches: Bool = true) async throws -> Postbox {
-        try await onQueue {
+        let queue = DispatchQueue(label: "org.boxwood.postbox", qos: .userInitiated)
+        // The tag is the identity of an object that lives as long as the queue does: the queue itself.
+        let queueTag = ObjectIdentifier(queue)
+        queue.setSpecific(key: queueKey, value: queueTag)
+        return try await run(on: queue) {
             let postbox = try Postbox(path: path, seedConfiguration: seedConfiguration, userVersion: userVersion,
-                                      options: options, useCaches: useCaches)
+                                      options: options, useCaches: useCaches, queue: queue, queueTag: queueTag)
             do {
                 try postbox.bringToUserVersion(upgrades)
             } catch {
-                try? postbox.valueBox.close()
+                do {
+                    try postbox.valueBox.close()
+                } catch let closing {
+                    // The upgrade's error is what the caller gets; this one would be lost without the log.
+                    PostboxLog.logger.error("closing the database after a failed upgrade failed",
+                                            metadata: ["path": "\(path)", "error": "\(closing)", "upgradeError": "\(error)"])
+                }
                 throw error
             }
             return postbox
@@ -77,14 +91,15 @@ public final class Postbox: @unchecked Sendable {
 
     /// Runs `body` in a transaction on the Postbox queue and returns its result. If `body` throws, nothing it
     /// did survives and the error is rethrown.
+    @discardableResult
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await Postbox.onQueue { try self.runTransaction(body) }
+        try await onQueue { try self.runTransaction(body) }
     }
 
     /// Closes the database (checkpointing it). Live view streams end; later transactions throw
     /// ``PostboxError/closed``.
     public func close() async throws {
-        try await Postbox.onQueue {
+        try await onQueue {
             if self.isClosed { return }
             self.isClosed = true
             self.externalWatcher?.cancel()
@@ -102,7 +117,7 @@ public final class Postbox: @unchecked Sendable {
     /// checkpoint, no lock held, nothing waiting) and stops watching other processes' commits. Until
     /// ``resume()``, transactions throw ``PostboxError/suspended``; live views stay registered and emit nothing.
     public func suspend() async throws {
-        try await Postbox.onQueue {
+        try await onQueue {
             if self.isClosed { throw PostboxError.closed }
             if self.isSuspended { return }
             self.externalWatcher?.cancel()
@@ -115,7 +130,7 @@ public final class Postbox: @unchecked Sendable {
     /// Ends a suspension: transactions work again, and live views catch up at once with everything other
     /// processes committed meanwhile (an empty transaction refreshes them, and watching resumes).
     public func resume() async throws {
-        try await Postbox.onQueue {
+        try await onQueue {
             if self.isClosed { throw PostboxError.closed }
             guard self.isSuspended else { return }
             try self.valueBox.resume()
@@ -147,10 +162,12 @@ public final class Postbox: @unchecked Sendable {
             } catch PostboxError.closed, PostboxError.suspended {
                 // Closing or suspending stops the watcher on purpose (the views end or wait for `resume`).
             } catch {
-                Postbox.queue.async { [self] in
+                queue.async { [self] in
                     // Only this watcher's views: one cancelled meanwhile (close, suspend) has no say.
                     guard generation == externalWatcherGeneration, externalWatcher != nil else { return }
                     externalWatcher = nil
+                    PostboxLog.logger.error("following other processes' commits failed; every live view is stopped",
+                                            metadata: ["path": "\(path)", "views": "\(viewTracker.count)", "error": "\(error)"])
                     viewTracker.failAll(error)
                 }
             }
@@ -169,8 +186,8 @@ public final class Postbox: @unchecked Sendable {
     /// Registers `observer`, called on ``queue`` with the change record of every transaction that changed
     /// something or began after another process's commits — before the value box commits, like Postbox's
     /// view updates. Returns a token for ``removeTransactionObserver(_:)``.
-    public func addTransactionObserver(_ observer: @escaping (PostboxChanges) -> Void) -> Int {
-        Postbox.syncOnQueue {
+    public func addTransactionObserver(_ observer: @escaping @Sendable (PostboxChanges) -> Void) -> Int {
+        syncOnQueue {
             let id = nextObserverId
             nextObserverId += 1
             observers[id] = observer
@@ -179,7 +196,7 @@ public final class Postbox: @unchecked Sendable {
     }
 
     public func removeTransactionObserver(_ token: Int) {
-        Postbox.syncOnQueue { _ = observers.removeValue(forKey: token) }
+        syncOnQueue { _ = observers.removeValue(forKey: token) }
     }
 
     // MARK: Running transactions (on the queue)
@@ -255,7 +272,8 @@ public final class Postbox: @unchecked Sendable {
 
     // MARK: The queue
 
-    static func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs `body` on `queue` and returns (or throws) its result.
+    private static func run<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Result { try body() })
@@ -263,8 +281,17 @@ public final class Postbox: @unchecked Sendable {
         }
     }
 
-    static func syncOnQueue<T>(_ body: () -> T) -> T {
-        if DispatchQueue.getSpecific(key: queueKey) == true { return body() }
+    /// Runs `body` on this Postbox's queue and returns (or throws) its result.
+    func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Postbox.run(on: queue, body)
+    }
+
+    /// Runs `body` on this Postbox's queue, waiting for it (at once when already there).
+    func syncOnQueue<T>(_ body: () -> T) -> T {
+        if isOnQueue { return body() }
         return queue.sync(execute: body)
     }
+
+    /// Whether the calling code runs on this Postbox's queue.
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: Postbox.queueKey) == queueTag }
 }

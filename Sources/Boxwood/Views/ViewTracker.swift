@@ -41,7 +41,7 @@ final class ViewTracker {
         /// Takes the view of `key` out of every update: from now on the key is a failure.
         func fail(_ key: PostboxViewKey, _ error: any Error) {
             views.removeAll { $0.key == key }
-            failures[key] = PostboxViewError(key: key, underlying: error)
+            failures[key] = ViewTracker.failure(of: key, error)
             split()
         }
 
@@ -55,6 +55,13 @@ final class ViewTracker {
             for (key, view) in views { result[key] = view.immutableView() }
             return CombinedView(views: result, failures: failures)
         }
+    }
+
+    /// The failure of `key`'s view, logged: the consumer gets it in its next snapshot, the log keeps it for whoever
+    /// reads logs.
+    static func failure(of key: PostboxViewKey, _ error: any Error) -> PostboxViewError {
+        PostboxLog.logger.warning("a live view failed", metadata: ["view": "\(key)", "error": "\(error)"])
+        return PostboxViewError(key: key, underlying: error)
     }
 
     /// What a view is doing when ``injectedFailure`` is asked.
@@ -103,9 +110,7 @@ final class ViewTracker {
         var seen = Set<PostboxViewKey>()
         for key in keys where seen.insert(key).inserted { unique.append(key) }
         for key in unique where !key.isDerived {
-            do { views.append((key, try makeView(key, tables: tables))) } catch {
-                failures[key] = PostboxViewError(key: key, underlying: error)
-            }
+            do { views.append((key, try makeView(key, tables: tables))) } catch { failures[key] = Self.failure(of: key, error) }
         }
         let id = nextId
         nextId += 1

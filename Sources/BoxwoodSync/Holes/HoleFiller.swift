@@ -56,6 +56,7 @@ public actor MessageHistoryHoleFiller {
     public private(set) var failure: (any Error)?
 
     private func watchFailed(_ error: any Error) {
+        SyncLog.logger.error("the hole filler stopped: its holes view failed", metadata: ["error": "\(error)"])
         failure = error
         stop()
     }

@@ -89,6 +89,7 @@ public actor OutboundQueue {
     public private(set) var failure: (any Error)?
 
     private func watchFailed(_ error: any Error) {
+        SyncLog.logger.error("the outbound queue stopped: its operation-log view failed", metadata: ["error": "\(error)"])
         failure = error
         stop()
     }
