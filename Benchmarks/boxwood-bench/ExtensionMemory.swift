@@ -33,7 +33,7 @@ extension Bench {
                     StoreMessage(id: .id(MessageId(peerId: Self.extensionChat, namespace: 0, id: n)), timestamp: 1_700_000_000 + n,
                                  flags: [.incoming], authorId: Self.extensionChat, text: "message \(n): " + String(repeating: "lorem ipsum ", count: 12))
                 }
-                _ = try tx.addMessages(messages, location: .UpperHistoryBlock)
+                _ = try tx.addMessages(messages, location: .upperHistoryBlock)
             }
             try await postbox.close()
         }

@@ -14,6 +14,11 @@ struct ChatUser: Peer, PostboxCodable, Equatable {
 
 struct AppFailure: Error {}
 
+extension PeerId.Namespace {
+    /// The app's namespace of people.
+    static let user: Self = 0
+}
+
 func check(_ condition: Bool, _ what: String) {
     if condition {
         print("ok: \(what)")
@@ -31,8 +36,8 @@ func runExample() async throws {
     try declareEncodable(ChatUser.self)
     let postbox = try await Postbox.open(path: directory)   // the default SeedConfiguration keeps read states
 
-    let alice = ChatUser(id: PeerId(namespace: PeerId.Namespace(0), id: PeerId.Id(1)), name: "Alice")
-    let bob = ChatUser(id: PeerId(namespace: PeerId.Namespace(0), id: PeerId.Id(2)), name: "Bob")
+    let alice = ChatUser(id: PeerId(.user, 1), name: "Alice")
+    let bob = ChatUser(id: PeerId(.user, 2), name: "Bob")
 
     // Live views first: the chat list, Alice's history and the unread total, each typed.
     var chatList = postbox.view(.chatList(count: 20)).makeAsyncIterator()
@@ -50,7 +55,7 @@ func runExample() async throws {
                          flags: [.incoming], authorId: alice.id, text: "hello \(n)")
         } + [StoreMessage(id: .id(MessageId(peerId: bob.id, namespace: 0, id: 1)), timestamp: 1_700_000_010, flags: [.incoming],
                           authorId: bob.id, text: "hi from Bob")]
-        let result = try tx.addMessages(messages, location: .UpperHistoryBlock)
+        let result = try tx.addMessages(messages, location: .upperHistoryBlock)
         check(result.existing.isEmpty, "four new messages")
     }
 
@@ -78,7 +83,7 @@ func runExample() async throws {
     // Adding a message that exists reports it instead of dropping it silently.
     let again = try await postbox.transaction { tx in
         try tx.addMessages([StoreMessage(id: .id(MessageId(peerId: bob.id, namespace: 0, id: 1)), timestamp: 1, authorId: bob.id,
-                                         text: "changed")], location: .Random)
+                                         text: "changed")], location: .random)
     }
     check(again.existing == [MessageId(peerId: bob.id, namespace: 0, id: 1)], "an existing message is reported")
 

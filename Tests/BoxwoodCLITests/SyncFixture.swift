@@ -53,7 +53,7 @@ enum SyncFixture {
             ]
             try SyncStorage.fill(peerId: group, range: 1...(Int32.max - 1), messages: groupMessages, accountPeerId: account, in: tx)
             try tx.addMessages([StoreMessage(id: .partial(channel, SyncNamespaces.localMessages), timestamp: base + 300,
-                                             authorId: account, text: "on its way")], location: .Random)
+                                             authorId: account, text: "on its way")], location: .random)
         }
         try await postbox.close()
     }

@@ -26,7 +26,7 @@ import Testing
         let f = try seeded("max-id")
         let id = MessageId(peerId: p1, namespace: 0, id: .max)
         try f.transaction { t in
-            try t.history.addMessages([storeMessage(id, timestamp: 100, flags: [.incoming])], location: .UpperHistoryBlock)
+            try t.history.addMessages([storeMessage(id, timestamp: 100, flags: [.incoming])], location: .upperHistoryBlock)
             #expect(try t.history.getMessage(id)?.id == id)
             #expect(try holes(t) == [1...top])
             #expect(try holes(t, .tag(MessageTags(rawValue: 1))) == [1...top])
@@ -34,7 +34,7 @@ import Testing
         }
         try f.reopen()
         try f.transaction { t in
-            try t.history.addMessages([storeMessage(id, timestamp: 100, flags: [.incoming])], location: .UpperHistoryBlock)
+            try t.history.addMessages([storeMessage(id, timestamp: 100, flags: [.incoming])], location: .upperHistoryBlock)
             #expect(try t.history.topIndex(peerId: p1, namespace: 0)?.id == id)
             // Read up to it: every id below is covered by holes, so the count is recounted above the mark.
             try t.history.applyIncomingMaxReadId(id)
@@ -50,10 +50,10 @@ import Testing
         let f = try seeded("max-id-block")
         try f.transaction { t in
             try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: .max), timestamp: 2),
-                                       storeMessage(MessageId(peerId: p1, namespace: 0, id: 10), timestamp: 1)], location: .UpperHistoryBlock)
+                                       storeMessage(MessageId(peerId: p1, namespace: 0, id: 10), timestamp: 1)], location: .upperHistoryBlock)
             #expect(try holes(t) == [1...9])
             // The smallest ids: the range from them up covers every hole.
-            try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: .min), timestamp: 0)], location: .UpperHistoryBlock)
+            try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: .min), timestamp: 0)], location: .upperHistoryBlock)
             #expect(try holes(t) == [])
         }
     }
@@ -76,7 +76,7 @@ import Testing
 
             try t.history.resetReadStates(peerId: p1, states: [0: .idBased(maxIncomingReadId: .min, maxOutgoingReadId: .min,
                                                                              maxKnownId: .min, count: .min, markedUnread: false)])
-            try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: 5), timestamp: 5, flags: [.incoming])], location: .Random)
+            try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: 5), timestamp: 5, flags: [.incoming])], location: .random)
             try t.history.applyIncomingMaxReadId(MessageId(peerId: p1, namespace: 0, id: .max))
             try t.history.applyOutgoingMaxReadId(MessageId(peerId: p1, namespace: 0, id: .max))
             let state = try #require(try t.readStates.get(p1)?.states[0])

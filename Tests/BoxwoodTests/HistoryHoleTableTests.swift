@@ -113,11 +113,11 @@ import BoxwoodStore
         }
         try f.transaction { t in
             // A page fetched at random does not touch holes…
-            try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: 500), timestamp: 500)], location: .Random)
+            try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: 500), timestamp: 500)], location: .random)
             #expect(try holes(t, p1) == [1...top])
             // …an upper block removes everything from its lowest id up, in every space.
             try t.history.addMessages([storeMessage(MessageId(peerId: p1, namespace: 0, id: 1000), timestamp: 1000),
-                                       storeMessage(MessageId(peerId: p1, namespace: 0, id: 900), timestamp: 900)], location: .UpperHistoryBlock)
+                                       storeMessage(MessageId(peerId: p1, namespace: 0, id: 900), timestamp: 900)], location: .upperHistoryBlock)
             #expect(try holes(t, p1) == [1...899])
             #expect(try holes(t, p1, 0, .tag(photo)) == [1...899])
         }

@@ -34,7 +34,7 @@ import BoxwoodStore
         let one = Self.makeMessages(singles, peers: 100, startId: 1, rng: &rng)
         var start = Date()
         for message in one {
-            try f1.transaction { t in try t.history.addMessages([message], location: .UpperHistoryBlock) }
+            try f1.transaction { t in try t.history.addMessages([message], location: .upperHistoryBlock) }
         }
         let singleSeconds = Date().timeIntervalSince(start)
 
@@ -43,7 +43,7 @@ import BoxwoodStore
         start = Date()
         for chunk in stride(from: 0, to: many.count, by: 1000) {
             let slice = Array(many[chunk..<min(chunk + 1000, many.count)])
-            try f2.transaction { t in try t.history.addMessages(slice, location: .UpperHistoryBlock) }
+            try f2.transaction { t in try t.history.addMessages(slice, location: .upperHistoryBlock) }
         }
         let batchSeconds = Date().timeIntervalSince(start)
 
@@ -53,7 +53,7 @@ import BoxwoodStore
         start = Date()
         for chunk in stride(from: 0, to: many.count, by: 1000) {
             let slice = Array(many[chunk..<min(chunk + 1000, many.count)])
-            try f3.transaction { t in try t.history.addMessages(slice, location: .UpperHistoryBlock) }
+            try f3.transaction { t in try t.history.addMessages(slice, location: .upperHistoryBlock) }
         }
         let noTextSeconds = Date().timeIntervalSince(start)
 

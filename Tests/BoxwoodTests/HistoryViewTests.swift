@@ -33,7 +33,7 @@ import BoxwoodStore
 
         // Newest messages arrive (upper history block): ids 10...14 known, everything below still a hole.
         try await postbox.transaction { tx in
-            _ = try tx.addMessages((10...14).map { self.message(chat, $0, 100 + $0, "m\($0)") }, location: .UpperHistoryBlock)
+            _ = try tx.addMessages((10...14).map { self.message(chat, $0, 100 + $0, "m\($0)") }, location: .upperHistoryBlock)
         }
         let afterAdd = try await iterator.next()
         let history1 = afterAdd?.views[historyKey] as? MessageHistoryView
@@ -50,7 +50,7 @@ import BoxwoodStore
 
         // The network fills the hole: messages 5...9 arrive and 1...9 is removed.
         try await postbox.transaction { tx in
-            try tx.addMessages((5...9).map { self.message(chat, $0, 100 + $0, "m\($0)") }, location: .Random)
+            try tx.addMessages((5...9).map { self.message(chat, $0, 100 + $0, "m\($0)") }, location: .random)
             try tx.removeHole(peerId: chat, namespace: 0, space: .everywhere, range: 1...9)
         }
         let filled = try await wide.next()?.views[.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 50, tag: nil)] as? MessageHistoryView
@@ -91,7 +91,7 @@ import BoxwoodStore
                     switch state.rng.below(6) {
                     case 0, 1:
                         try tx.addMessages([self.message(chat, messageId, messageId, "t\(messageId)", tags: state.rng.below(2) == 0 ? [] : MessageTags(rawValue: 1))],
-                                           location: state.rng.below(3) == 0 ? .UpperHistoryBlock : .Random)
+                                           location: state.rng.below(3) == 0 ? .upperHistoryBlock : .random)
                     case 2: try tx.deleteMessages([MessageId(peerId: chat, namespace: 0, id: messageId)])
                     case 3: try tx.applyIncomingReadMaxId(MessageId(peerId: chat, namespace: 0, id: messageId))
                     case 4:
@@ -148,7 +148,7 @@ func fingerprint(_ view: (any PostboxView)?) -> String {
         try await postbox.transaction { tx in
             for chat in chats {
                 _ = try tx.addMessages((1...30).map { StoreMessage(id: .id(MessageId(peerId: chat, namespace: 0, id: $0)), timestamp: $0,
-                                                                  flags: [.incoming], authorId: chat, text: "message \($0)") }, location: .UpperHistoryBlock)
+                                                                  flags: [.incoming], authorId: chat, text: "message \($0)") }, location: .upperHistoryBlock)
             }
         }
         let keys = chats.map { PostboxViewKey.messageHistory(peerId: $0, namespace: 0, anchor: nil, count: 20, tag: nil) }

@@ -192,7 +192,7 @@ private struct HistoryModel {
                     switch rng.below(10) {
                     case 0...4:
                         let batch = (0..<(1 + rng.below(4))).map { _ in randomMessage(peerId, &rng) }
-                        let result = try t.history.addMessages(batch, location: .Random)
+                        let result = try t.history.addMessages(batch, location: .random)
                         var expected: [Int64: MessageId] = [:]
                         for message in batch {
                             let id: MessageId
@@ -270,7 +270,7 @@ private struct HistoryModel {
         let a = MessageId(peerId: p, namespace: 0, id: 10)
         let b = MessageId(peerId: p, namespace: 0, id: 11)
         try f.transaction { t in
-            try t.history.addMessages([storeMessage(a, timestamp: 100, tags: MessageTags(rawValue: 1)), storeMessage(b, timestamp: 101)], location: .Random)
+            try t.history.addMessages([storeMessage(a, timestamp: 100, tags: MessageTags(rawValue: 1)), storeMessage(b, timestamp: 101)], location: .random)
         }
         var ops = f.lastChanges.operationsByPeerId[p] ?? []
         #expect(ops.count == 2)
@@ -307,7 +307,7 @@ private struct HistoryModel {
         let f = try HistoryFixture("history-corrupt")
         let p = peer(1)
         let id = MessageId(peerId: p, namespace: 0, id: 1)
-        try f.transaction { t in try t.history.addMessages([storeMessage(id, timestamp: 5, text: "hello")], location: .Random) }
+        try f.transaction { t in try t.history.addMessages([storeMessage(id, timestamp: 5, text: "hello")], location: .random) }
         try f.transaction { t in
             var key = ValueBoxKey(length: 16)
             key.setInt64(0, value: p.toInt64())
@@ -352,7 +352,7 @@ extension MessageHistoryTables {
             try f.transaction { t in
                 try t.history.addMessages((1...5).map { storeMessage(MessageId(peerId: p, namespace: 0, id: Int32($0) * 10), timestamp: Int32($0),
                                                                      flags: [.incoming], tags: MessageTags(rawValue: 1), text: "hello \($0)") },
-                                          location: .UpperHistoryBlock)
+                                          location: .upperHistoryBlock)
             }
             try f.transaction { t in
                 let box = t.valueBoxForTests
@@ -394,8 +394,8 @@ extension MessageHistoryTables {
                 { t in _ = try t.chatListIndex.get(p) },
                 { t in _ = try t.chatList.earlierEntries(groupId: .root, index: nil, count: 0) },
                 { t in try t.chatList.setPinnedPeers(groupId: .root, [p]) },
-                { t in try t.history.addMessages([storeMessage(MessageId(peerId: p, namespace: 0, id: 1000), timestamp: 1000, flags: [.incoming])], location: .UpperHistoryBlock) },
-                { t in try t.history.addMessages([StoreMessage(id: .partial(p, 0), timestamp: 5, authorId: nil, text: "x")], location: .Random) },
+                { t in try t.history.addMessages([storeMessage(MessageId(peerId: p, namespace: 0, id: 1000), timestamp: 1000, flags: [.incoming])], location: .upperHistoryBlock) },
+                { t in try t.history.addMessages([StoreMessage(id: .partial(p, 0), timestamp: 5, authorId: nil, text: "x")], location: .random) },
                 { t in try t.history.deleteMessages([MessageId(peerId: p, namespace: 0, id: 20)]) },
                 { t in try t.history.updateMessage(MessageId(peerId: p, namespace: 0, id: 30), storeMessage(MessageId(peerId: p, namespace: 0, id: 31), timestamp: 9)) },
                 { t in try t.history.updateMessageTimestamp(MessageId(peerId: p, namespace: 0, id: 40), timestamp: 99) },

@@ -61,7 +61,7 @@ import BoxwoodStore
             try tx.setPeerChatState(random.pick(everyone), state: state)
         case 6, 7:
             let id = messageId()
-            try tx.addMessages([storeMessage(id, timestamp: id.id, flags: flags(), text: random.pick(["a", "b"]))], location: .Random)
+            try tx.addMessages([storeMessage(id, timestamp: id.id, flags: flags(), text: random.pick(["a", "b"]))], location: .random)
         case 8: try tx.deleteMessages([messageId()])
         case 9:
             let id = messageId()

@@ -52,7 +52,7 @@ import BoxwoodStore
                 // The user's cached data names a member and a pinned message; both are loaded.
                 .relevant({ tx in
                     try tx.updatePeers([Self.user(member, "Mo")])
-                    try tx.addMessages([storeMessage(pinned, timestamp: 5, text: "pinned")], location: .Random)
+                    try tx.addMessages([storeMessage(pinned, timestamp: 5, text: "pinned")], location: .random)
                     try tx.updatePeerCachedData(peerIds: [user]) { _, _ in TestCachedData(about: "hi", pinnedMessageId: pinned, memberIds: [member]) }
                 }, expect: { view in
                     let view = view as! PeerView
@@ -68,7 +68,7 @@ import BoxwoodStore
                 }),
                 .relevant({ tx in try tx.updatePeerChatListInclusion(secret, inclusion: .ifHasMessagesOrOneOf(groupId: .group(1), pinningIndex: nil, minTimestamp: nil)) },
                           expect: { ($0 as! PeerView).groupId == .group(1) }),
-                .irrelevant { tx in try tx.addMessages([storeMessage(MessageId(peerId: user, namespace: 0, id: 6), timestamp: 6)], location: .Random) },
+                .irrelevant { tx in try tx.addMessages([storeMessage(MessageId(peerId: user, namespace: 0, id: 6), timestamp: 6)], location: .random) },
                 .relevant({ tx in try tx.updateMessage(pinned, storeMessage(pinned, timestamp: 5, text: "edited")) }, expect: { view in
                     (view as! PeerView).messages[pinned]?.text == "edited"
                 }),
@@ -180,10 +180,10 @@ import BoxwoodStore
                                           MessageId(peerId: chat, namespace: 0, id: 3))
             try await expectSelectiveView(postbox, .messages([first, second]), initial: { ($0 as! MessagesView).messages.isEmpty }, steps: [
                 .irrelevant { tx in
-                    try tx.addMessages([storeMessage(third, timestamp: 3, text: "c")], location: .Random)
-                    try tx.addMessages([storeMessage(MessageId(peerId: Self.other, namespace: 0, id: 1), timestamp: 1)], location: .Random)
+                    try tx.addMessages([storeMessage(third, timestamp: 3, text: "c")], location: .random)
+                    try tx.addMessages([storeMessage(MessageId(peerId: Self.other, namespace: 0, id: 1), timestamp: 1)], location: .random)
                 },
-                .relevant({ tx in try tx.addMessages([storeMessage(first, timestamp: 1, text: "a")], location: .Random) }, expect: { view in
+                .relevant({ tx in try tx.addMessages([storeMessage(first, timestamp: 1, text: "a")], location: .random) }, expect: { view in
                     (view as! MessagesView).messages.mapValues(\.text) == [first: "a"]
                 }),
                 .relevant({ tx in try tx.updateMessage(first, storeMessage(first, timestamp: 1, text: "a2")) }, expect: { view in
@@ -198,10 +198,10 @@ import BoxwoodStore
             let unsentId = MessageId(peerId: chat, namespace: 0, id: 10)
             try await expectSelectiveView(postbox, .unsentMessages, initial: { ($0 as! UnsentMessagesView).indices.isEmpty }, steps: [
                 .irrelevant { tx in
-                    try tx.addMessages([storeMessage(MessageId(peerId: chat, namespace: 0, id: 11), timestamp: 11)], location: .Random)
-                    try tx.addMessages([storeMessage(MessageId(peerId: chat, namespace: 0, id: 12), timestamp: 12, flags: [.unsent, .failed])], location: .Random)
+                    try tx.addMessages([storeMessage(MessageId(peerId: chat, namespace: 0, id: 11), timestamp: 11)], location: .random)
+                    try tx.addMessages([storeMessage(MessageId(peerId: chat, namespace: 0, id: 12), timestamp: 12, flags: [.unsent, .failed])], location: .random)
                 },
-                .relevant({ tx in try tx.addMessages([storeMessage(unsentId, timestamp: 10, flags: [.unsent])], location: .Random) }, expect: { view in
+                .relevant({ tx in try tx.addMessages([storeMessage(unsentId, timestamp: 10, flags: [.unsent])], location: .random) }, expect: { view in
                     (view as! UnsentMessagesView).indices == [MessageIndex(id: unsentId, timestamp: 10)]
                 }),
                 .irrelevant { tx in try tx.updateMessage(MessageId(peerId: chat, namespace: 0, id: 11), storeMessage(MessageId(peerId: chat, namespace: 0, id: 11), timestamp: 11, text: "e")) },
@@ -221,7 +221,7 @@ import BoxwoodStore
         try await postbox.transaction { tx in
             _ = try tx.addMessages([storeMessage(ids[0], timestamp: 1, flags: [.unsent]), storeMessage(ids[1], timestamp: 2),
                                 storeMessage(ids[2], timestamp: 3, flags: [.unsent, .failed]), storeMessage(ids[3], timestamp: 4, flags: [.unsent])],
-                               location: .Random)
+                               location: .random)
         }
         // Make it look older: no index entries and no mark that the index is complete.
         try await postbox.onQueue { [postbox] in
@@ -266,8 +266,8 @@ import BoxwoodStore
         try await withPostbox("hole-direction") { postbox in
             let chat = Self.user
             try await postbox.transaction { tx in
-                try tx.addMessages((20...24).map { storeMessage(MessageId(peerId: chat, namespace: 0, id: $0), timestamp: $0) }, location: .UpperHistoryBlock)
-                try tx.addMessages([storeMessage(MessageId(peerId: chat, namespace: 0, id: 5), timestamp: 5)], location: .Random)
+                try tx.addMessages((20...24).map { storeMessage(MessageId(peerId: chat, namespace: 0, id: $0), timestamp: $0) }, location: .upperHistoryBlock)
+                try tx.addMessages([storeMessage(MessageId(peerId: chat, namespace: 0, id: 5), timestamp: 5)], location: .random)
                 try tx.removeHole(peerId: chat, namespace: 0, space: .everywhere, range: 5...5)
             }
             // Holes now: 1...4 and 6...19. A newest-first window sees both below it; an anchor at 10 is inside

@@ -214,7 +214,7 @@ private struct HandWrittenWithRefusingField: PostboxCoding {
         await #expect(throws: PostboxEncodingError.self) {
             try await postbox.transaction { tx in
                 _ = try tx.addMessages([StoreMessage(id: .id(messageId), timestamp: 1, authorId: nil, text: "x",
-                                                     attributes: [RefusingAttribute()])], location: .Random)
+                                                     attributes: [RefusingAttribute()])], location: .random)
             }
         }
         #expect(try await postbox.transaction { tx in try tx.getMessage(messageId) } == nil)

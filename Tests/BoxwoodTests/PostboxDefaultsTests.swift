@@ -32,7 +32,7 @@ import Testing
 
         _ = try await postbox.transaction { tx in
             try tx.addMessages([self.incoming(alice, 1, text: "hello"), self.incoming(alice, 2, text: "are you there?")],
-                               location: .UpperHistoryBlock)
+                               location: .upperHistoryBlock)
         }
         let before = try await postbox.transaction { tx in
             (try tx.getCombinedPeerReadState(alice), try tx.getTotalUnreadState(groupId: .root))
@@ -64,14 +64,14 @@ import Testing
 
         let added = try await postbox.transaction { tx in
             try tx.addMessages([StoreMessage(id: .id(first), globallyUniqueId: 77, timestamp: 100, flags: [.incoming],
-                                             authorId: alice, text: "original")], location: .Random)
+                                             authorId: alice, text: "original")], location: .random)
         }
         #expect(added == AddMessagesResult(added: [first], existing: [], idsByGloballyUniqueId: [77: first]))
 
         let again = try await postbox.transaction { tx in
             try tx.addMessages([StoreMessage(id: .id(first), timestamp: 200, flags: [.incoming], authorId: alice, text: "replacement"),
                                 StoreMessage(id: .partial(alice, 0), globallyUniqueId: 78, timestamp: 300, flags: [.incoming],
-                                             authorId: alice, text: "new")], location: .Random)
+                                             authorId: alice, text: "new")], location: .random)
         }
         #expect(again.existing == [first])
         #expect(again.added.count == 1 && again.added.first != first, "\(again.added)")

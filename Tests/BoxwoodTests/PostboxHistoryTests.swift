@@ -31,7 +31,7 @@ import Testing
         try await postbox.transaction { tx in
             _ = try tx.addMessages([self.message(alice, 1, timestamp: 100, text: "hello boxwood"),
                                 self.message(alice, 2, timestamp: 101, text: "second message"),
-                                self.message(bob, 1, timestamp: 102, text: "bob says hi")], location: .UpperHistoryBlock)
+                                self.message(bob, 1, timestamp: 102, text: "bob says hi")], location: .upperHistoryBlock)
         }
         var record = log.records.last!
         func inserts(_ peerId: PeerId) -> [String] {
@@ -95,7 +95,7 @@ import Testing
             var clock = ContinuousClock.now
             for n in 0..<single {
                 try await postbox.transaction { tx in
-                    _ = try tx.addMessages([self.message(peer(0, Int64(n % 100)), nil, timestamp: Int32(n), text: text(n))], location: .Random)
+                    _ = try tx.addMessages([self.message(peer(0, Int64(n % 100)), nil, timestamp: Int32(n), text: text(n))], location: .random)
                 }
             }
             let singleSeconds = (ContinuousClock.now - clock) / .seconds(1)
@@ -106,7 +106,7 @@ import Testing
                         let n = single + batch * 1_000 + i
                         return self.message(peer(0, Int64(n % 100)), nil, timestamp: Int32(n), text: text(n))
                     }
-                    _ = try tx.addMessages(messages, location: .Random)
+                    _ = try tx.addMessages(messages, location: .random)
                 }
             }
             let batchedSeconds = (ContinuousClock.now - clock) / .seconds(1)

@@ -121,7 +121,7 @@ import BoxwoodStore
                             storeMessage(MessageId(peerId: p, namespace: Int32(rng.below(2)), id: rng.int32(in: 1...200)),
                                          timestamp: rng.int32(in: 0...100), flags: rng.below(10) < 7 ? [.incoming] : [])
                         }
-                        try t.history.addMessages(batch, location: rng.below(2) == 0 ? .Random : .UpperHistoryBlock)
+                        try t.history.addMessages(batch, location: rng.below(2) == 0 ? .random : .upperHistoryBlock)
                         for m in batch {
                             guard case let .id(id) = m.id, working.messages[id] == nil else { continue }
                             working.messages[id] = Model.Message(id: id, timestamp: m.timestamp, incoming: m.flags.contains(.incoming))
@@ -220,7 +220,7 @@ import BoxwoodStore
             // The server says 50 unread; locally only 3 messages are known, below a hole.
             _ = try t.history.resetReadStates(peerId: p, states: [0: .idBased(maxIncomingReadId: 0, maxOutgoingReadId: 0, maxKnownId: 100, count: 50, markedUnread: false)])
             try t.history.addMessages((1...3).map { storeMessage(MessageId(peerId: p, namespace: 0, id: 97 + Int32($0)), timestamp: 10 + Int32($0), flags: [.incoming]) },
-                                      location: .UpperHistoryBlock)
+                                      location: .upperHistoryBlock)
             #expect(try t.holes.holes(peerId: p, namespace: 0, space: .everywhere) == [1...97])
             #expect(try t.readStates.get(p)?.states[0]?.count == 53)
             try t.history.applyIncomingMaxReadId(MessageId(peerId: p, namespace: 0, id: 98))
@@ -243,7 +243,7 @@ import BoxwoodStore
             try t.chatList.ensureInitialized(groupId: .group(1))
             #expect(try t.chatList.holes(groupId: .root) == [seedHole])
             #expect(try t.chatList.holes(groupId: .group(1)) == [])
-            try t.history.addMessages([storeMessage(MessageId(peerId: p, namespace: 0, id: 5), timestamp: 500)], location: .Random)
+            try t.history.addMessages([storeMessage(MessageId(peerId: p, namespace: 0, id: 5), timestamp: 500)], location: .random)
         }
         #expect(f.lastChanges.chatListOperations[.root]?.contains(.insertHole(seedHole)) == true)
         let lower = ChatListHole(index: MessageIndex(id: MessageId(peerId: p, namespace: 0, id: 1), timestamp: 400))

@@ -81,7 +81,7 @@ import BoxwoodStore
         try await postbox.transaction { tx in
             try tx.operationLogAddEntry(peerId: chat, tag: tag, tagMergedIndex: .automatic, contents: TestOperation(payload: 1))
             try tx.addMessages([StoreMessage(id: .id(MessageId(peerId: chat, namespace: 0, id: 1)), timestamp: 10, flags: [.incoming],
-                                             authorId: chat, text: "hi")], location: .UpperHistoryBlock)
+                                             authorId: chat, text: "hi")], location: .upperHistoryBlock)
         }
         let next = try await iterator.next()
         #expect((next?.views[.peerMergedOperationLog(tag: tag, limit: 10)] as? MergedOperationLogView)?.entries.count == 1)

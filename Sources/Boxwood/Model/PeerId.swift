@@ -75,6 +75,12 @@ public struct PeerId: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.id = id
     }
 
+    /// A peer id from its parts, the short way: `PeerId(0, 1001)`, or with the app's named namespaces
+    /// (`extension PeerId.Namespace { static let user: Self = 0 }`) `PeerId(.user, 1001)`.
+    public init(_ namespace: Namespace, _ id: Id) {
+        self.init(namespace: namespace, id: id)
+    }
+
     /// Unpacks an id packed by ``toInt64()``. Every Int64 is a valid packing.
     public init(_ int64: Int64) {
         let bits = UInt64(bitPattern: int64)
@@ -110,4 +116,14 @@ extension PeerId: Codable {
         var container = encoder.singleValueContainer()
         try container.encode(toInt64())
     }
+}
+
+extension PeerId.Namespace: ExpressibleByIntegerLiteral {
+    /// A namespace written as a number, 0…7 (`let user: PeerId.Namespace = 0`).
+    public init(integerLiteral value: Int32) { self.init(value) }
+}
+
+extension PeerId.Id: ExpressibleByIntegerLiteral {
+    /// An id written as a number.
+    public init(integerLiteral value: Int64) { self.init(value) }
 }

@@ -10,7 +10,7 @@ extension Transaction {
 
     // MARK: Messages
 
-    /// Stores messages; partial ids get the next id of their (peer, namespace). `.UpperHistoryBlock` marks
+    /// Stores messages; partial ids get the next id of their (peer, namespace). `.upperHistoryBlock` marks
     /// everything from each chat's lowest added id upwards as known (removes it from the holes).
     ///
     /// A message whose id is already stored is not stored again and does not overwrite the stored one (as in

@@ -135,7 +135,7 @@ final class MessageHistoryTable: Table {
 
     /// Stores `messages`: partial ids get the next id of their peer and namespace, every message a new stable id.
     /// A message whose id is already stored (or repeated in the batch) is skipped, the stored one unchanged, and
-    /// its id listed in the result's `existing`. Unread counters count the incoming ones; `.UpperHistoryBlock`
+    /// its id listed in the result's `existing`. Unread counters count the incoming ones; `.upperHistoryBlock`
     /// removes from every hole space of each (peer, namespace) the ids from the lowest added one up. Returns the
     /// ids added, the ids skipped, and the ids of the added messages that have a globally unique id.
     @discardableResult
@@ -174,7 +174,7 @@ final class MessageHistoryTable: Table {
         for (peerId, indices) in incoming.sorted(by: { $0.key < $1.key }) {
             updateReadState(peerId, try readStateTable.addIncomingMessages(peerId, indices: indices))
         }
-        if location == .UpperHistoryBlock {
+        if location == .upperHistoryBlock {
             for (key, lowest) in lowestIds.sorted(by: { ($0.key.peerId, $0.key.namespace) < ($1.key.peerId, $1.key.namespace) }) {
                 // `lowest...Int32.max` is never empty (a message id may be Int32.max: the range must not end
                 // below it); the hole table clips it to the ids holes cover (1…Int32.max−1), so an id of

@@ -45,7 +45,7 @@ public actor OutboundQueue {
                                      timestamp: timestamp, flags: [.unsent], authorId: accountPeerId, text: text,
                                      attributes: [SyncMessageAttribute(editVersion: 0)])
             try SyncStorage.includeInChatList(peerId, in: transaction)
-            let result = try transaction.addMessages([local], location: .Random)
+            let result = try transaction.addMessages([local], location: .random)
             _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.sendMessage, tagMergedIndex: .automatic,
                                                      contents: SendMessageOperation(randomId: randomId, text: text, mutation: mutation.sequence))
             guard let id = result.idsByGloballyUniqueId[randomId] else { throw OutboundError.localMessageNotStored }
@@ -208,7 +208,7 @@ public actor OutboundQueue {
         }
         let failure = await storeAnswer { [cloud] transaction in
             if let cloud {
-                _ = try SyncStorage.addMessages([cloud], location: .Random, accountPeerId: accountPeerId, in: transaction)
+                _ = try SyncStorage.addMessages([cloud], location: .random, accountPeerId: accountPeerId, in: transaction)
                 // A reset built from a dialog list fetched before this answer must not replay over it.
                 try SyncStorage.recordStoredAnswer(in: transaction)
             }

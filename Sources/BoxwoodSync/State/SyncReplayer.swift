@@ -39,7 +39,7 @@ struct SyncReplayer {
             let peers: [any Peer] = chats.map(SyncChat.init)
             try transaction.updatePeers(peers, update: { current, new in (current == nil || overwrite) ? new : current })
         case let .addMessages(messages, source):
-            let added = try SyncStorage.addMessages(messages, location: .UpperHistoryBlock, accountPeerId: accountPeerId, in: transaction)
+            let added = try SyncStorage.addMessages(messages, location: .upperHistoryBlock, accountPeerId: accountPeerId, in: transaction)
             events.newMessages(added.filter { !$0.outgoing }.map(\.messageId), source)
         case let .addEncryptedMessages(messages, source):
             let stored = messages.map(SyncStorage.storeMessage(encrypted:))
@@ -47,7 +47,7 @@ struct SyncReplayer {
             for message in stored {
                 guard case let .id(id) = message.id, try transaction.getMessage(id) == nil else { continue }
                 try SyncStorage.includeInChatList(id.peerId, in: transaction)
-                try transaction.addMessages([message], location: .UpperHistoryBlock)
+                try transaction.addMessages([message], location: .upperHistoryBlock)
                 added.append(id)
             }
             events.newMessages(added, source)

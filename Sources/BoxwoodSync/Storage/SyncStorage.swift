@@ -116,7 +116,7 @@ enum SyncStorage {
         let present = Set(messages.map(\.id))
         let stale = try cloudMessages(peerId, in: transaction).map(\.id).filter { range.contains($0.id) && !present.contains($0.id) }
         if !stale.isEmpty { try transaction.deleteMessages(stale) }
-        let added = try addMessages(messages, location: .Random, accountPeerId: accountPeerId, in: transaction)
+        let added = try addMessages(messages, location: .random, accountPeerId: accountPeerId, in: transaction)
         try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: .everywhere, range: range)
         return added.count
     }
