@@ -2,7 +2,11 @@ import BoxwoodPlatform
 
 /// A block of bytes: `memory` holds `length` valid bytes out of `capacity`. Postbox's buffer type.
 /// When `freeWhenDone` is true the buffer owns the memory (allocated with `malloc`) and frees it on deinit.
-public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendable {
+///
+/// Not `Sendable`: a buffer is a mutable view of raw memory (``WriteBuffer`` grows it, ``ReadBuffer`` moves a
+/// cursor through it), so Swift 6 keeps each one in the concurrency domain that made it. Send the bytes instead
+/// (``makeArray()``, or a `ValueBoxKey`).
+public class MemoryBuffer: Equatable, CustomStringConvertible {
     public internal(set) var memory: UnsafeMutableRawPointer
     public internal(set) var capacity: Int
     public internal(set) var length: Int
@@ -68,7 +72,7 @@ public class MemoryBuffer: Equatable, CustomStringConvertible, @unchecked Sendab
 }
 
 /// A buffer being written: `offset` is the append cursor. Grows to the needed size plus 256 bytes.
-public final class WriteBuffer: MemoryBuffer, @unchecked Sendable {
+public final class WriteBuffer: MemoryBuffer {
     /// The write cursor (equal to `length`).
     public var offset: Int { length }
 
@@ -121,7 +125,7 @@ public final class WriteBuffer: MemoryBuffer, @unchecked Sendable {
 }
 
 /// A buffer being read: `offset` is the read cursor. Raw values are in host byte order.
-public final class ReadBuffer: MemoryBuffer, @unchecked Sendable {
+public final class ReadBuffer: MemoryBuffer {
     /// The read cursor.
     public var offset: Int = 0
 

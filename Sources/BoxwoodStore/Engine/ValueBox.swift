@@ -8,7 +8,10 @@ import Atomics
 /// time writes (``begin()`` takes the writer lock and waits up to ``ValueBoxOptions/lockTimeout`` for it);
 /// the others keep reading, each from a consistent snapshot, and see a commit from the first call after it.
 ///
-/// Not thread-safe: like Postbox, use one instance from one serial queue. Mutations happen between
+/// Not thread-safe: like Postbox, use one instance from one serial queue (or one actor). This is enforced, not
+/// only stated: `ValueBox` is deliberately not `Sendable`, so Swift 6 refuses to capture it in a `@Sendable`
+/// closure or pass it between tasks; several threads that need the database open a value box each (they then
+/// coordinate as processes do), or go through `Postbox`, whose transactions run on its own queue. Mutations happen between
 /// ``begin()`` and ``commit()`` (or ``abort()``); reads work inside or outside a transaction and see the
 /// transaction's own changes. A read outside a transaction sees the newest commit of any process; use
 /// ``beginRead()`` / ``endRead()`` to make several reads see the same snapshot.

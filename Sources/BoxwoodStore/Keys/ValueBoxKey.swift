@@ -157,7 +157,7 @@ public struct ValueBoxKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// The key with its bytes in reverse order.
     public var reversed: ValueBoxKey {
-        var result = ValueBoxKey(length: length)
+        let result = ValueBoxKey(length: length)
         for i in 0..<length { result.storage.memory.storeBytes(of: getUInt8(length - 1 - i), toByteOffset: i, as: UInt8.self) }
         return result
     }
@@ -200,7 +200,7 @@ public struct ValueBoxKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Concatenation.
     public static func + (lhs: ValueBoxKey, rhs: ValueBoxKey) -> ValueBoxKey {
-        var result = ValueBoxKey(length: lhs.length + rhs.length)
+        let result = ValueBoxKey(length: lhs.length + rhs.length)
         if lhs.length > 0 { result.storage.memory.copyMemory(from: lhs.storage.memory, byteCount: lhs.length) }
         if rhs.length > 0 { (result.storage.memory + lhs.length).copyMemory(from: rhs.storage.memory, byteCount: rhs.length) }
         return result
