@@ -165,6 +165,12 @@ final class LazyFSMount {
         LazyFSScript.run(["alive", directory]).succeeded
     }
 
+    /// Whether the current mount's fault fired. LazyFS logs it, then kills itself; the process can take a moment to be
+    /// gone (it frees its page cache), while the mount already fails with ENOTCONN, so liveness alone cannot tell.
+    var faultFired: Bool {
+        log.contains("Triggered fault condition") || !isAlive
+    }
+
     /// The current mount's log.
     var log: String {
         (try? String(contentsOfFile: directory + "/lazyfs.log", encoding: .utf8)) ?? ""
