@@ -111,7 +111,7 @@ struct History: ParsableCommand, JSONOutput {
             switch row {
             case let .message(message, unsent):
                 item.add("type", "message")
-                item.add("namespace", unsent ? SyncNamespaces.localMessages : SyncNamespaces.cloudMessages)
+                item.add("namespace", (unsent ? SyncNamespaces.localMessages : SyncNamespaces.cloudMessages).rawValue)
                 item.add("id", message.id)
                 item.add("date", message.date)
                 item.add("date_text", MessageFormat.date(message.date))

@@ -91,7 +91,7 @@ struct Search: ParsableCommand, JSONOutput {
             row.add("peer", "\(message.id.peerId)")
             row.add("peer_int64", message.id.peerId.toInt64())
             row.add("chat", message.chat)
-            row.add("namespace", message.id.namespace)
+            row.add("namespace", message.id.namespace.rawValue)
             row.add("id", message.id.id)
             row.add("date", message.date)
             row.add("date_text", MessageFormat.date(message.date))

@@ -7,7 +7,7 @@ import BoxwoodStore
     let p1 = peer(1)
     let top = Int32.max - 1
 
-    private func holes(_ t: MessageHistoryTables, _ peerId: PeerId, _ ns: Int32 = 0, _ space: MessageHistoryHoleSpace = .everywhere) throws -> [ClosedRange<Int32>] {
+    private func holes(_ t: MessageHistoryTables, _ peerId: PeerId, _ ns: MessageId.Namespace = 0, _ space: MessageHistoryHoleSpace = .everywhere) throws -> [ClosedRange<Int32>] {
         try t.holes.holes(peerId: peerId, namespace: ns, space: space)
     }
 

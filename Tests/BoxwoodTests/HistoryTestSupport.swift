@@ -14,7 +14,7 @@ final class HistoryFixture {
 
     /// The change record of the last committed transaction.
     struct Changes {
-        var operationsByPeerId: [PeerId: [MessageHistoryOperation]] = [:]
+        var operationsByPeerId: [PeerId: [HistoryTableOperation]] = [:]
         var holeOperations: [MessageHistoryHoleOperationKey: [MessageHistoryHoleOperation]] = [:]
         var chatListOperations: [PeerGroupId: [ChatListOperation]] = [:]
         var initialReadStates: [PeerId: CombinedPeerReadState?] = [:]

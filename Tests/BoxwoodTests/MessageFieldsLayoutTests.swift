@@ -2,7 +2,7 @@ import Testing
 @testable import Boxwood
 
 /// The bytes a message is stored as, field by field: a ``StoreMessage`` object and a table-7 value
-/// (``StoredMessage``) share one field coder, and these pin the layout each of them had before that: the fields
+/// (``IntermediateMessage``) share one field coder, and these pin the layout each of them had before that: the fields
 /// in the order of `docs/postbox-tables-history.md`, the timestamp only in the object, empty text only in the
 /// object, absent and empty optional fields left out.
 @Suite struct MessageFieldsLayoutTests {
@@ -44,10 +44,10 @@ import Testing
     }
 
     @Test func historyValueLayout() throws {
-        let stored = StoredMessage(stableId: 21, stableVersion: 22, id: messageId, message: full)
+        let stored = IntermediateMessage(stableId: 21, stableVersion: 22, id: messageId, message: full)
         let stable = field("s", int32: 21) + field("v", int32: 22)
         #expect(try encoded(stored.encode) == stable + sharedFields(timestamp: []))
-        let storedBare = StoredMessage(stableId: 21, stableVersion: 22, id: messageId, message: bare)
+        let storedBare = IntermediateMessage(stableId: 21, stableVersion: 22, id: messageId, message: bare)
         #expect(try encoded(storedBare.encode) == stable)
     }
 
@@ -55,12 +55,12 @@ import Testing
         try registerTestTypes()
         let message = sampleStoreMessage()
         guard let index = message.index else { Issue.record("sample message has no index"); return }
-        let stored = StoredMessage(stableId: 1, stableVersion: 2, id: index.id, message: message)
+        let stored = IntermediateMessage(stableId: 1, stableVersion: 2, id: index.id, message: message)
         let encoder = PostboxEncoder()
         stored.encode(encoder)
         let decoded = try encoder.withBytes { (bytes) throws(PostboxDecodingError) in
             try PostboxDecoder.withDecoder(over: bytes) { (decoder) throws(PostboxDecodingError) in
-                try StoredMessage(index: index, decoder: decoder)
+                try IntermediateMessage(index: index, decoder: decoder)
             }
         }
         #expect(decoded.stableId == 1 && decoded.stableVersion == 2 && decoded.index == index)

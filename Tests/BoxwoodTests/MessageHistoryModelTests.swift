@@ -89,11 +89,11 @@ private struct HistoryModel {
                 let anchor: MessageIndex?
                 switch rng.below(3) {
                 case 0: anchor = all.isEmpty ? nil : all[rng.below(all.count)]
-                case 1: anchor = MessageIndex(id: MessageId(peerId: peerId, namespace: Int32(rng.below(3)), id: rng.int32(in: 0...320)), timestamp: rng.int32(in: 0...60))
+                case 1: anchor = MessageIndex(id: MessageId(peerId: peerId, namespace: MessageId.Namespace(Int32(rng.below(3))), id: rng.int32(in: 0...320)), timestamp: rng.int32(in: 0...60))
                 default: anchor = nil
                 }
                 let limit = 1 + rng.below(6)
-                let namespaces: Set<MessageId.Namespace>? = rng.below(3) == 0 ? [Int32(rng.below(3))] : nil
+                let namespaces: Set<MessageId.Namespace>? = rng.below(3) == 0 ? [MessageId.Namespace(Int32(rng.below(3)))] : nil
                 let scoped = model.sorted(peerId, namespaces: namespaces)
                 let earlier = Array(scoped.filter { anchor == nil || $0 < anchor! }.reversed().prefix(limit))
                 let later = Array(scoped.filter { anchor == nil || $0 > anchor! }.prefix(limit))
@@ -111,7 +111,7 @@ private struct HistoryModel {
                 #expect(try h.tagIndices(peerId: peerId, tag: tag, namespaces: namespaces, anchor: anchor, direction: .later, limit: limit)
                         == Array(tagged.filter { anchor == nil || $0 > anchor! }.prefix(limit)), "seed \(seed) tag later")
             }
-            for namespace in Int32(0)...2 {
+            for namespace in (Int32(0)...2).map({ MessageId.Namespace($0) }) {
                 #expect(try h.topIndex(peerId: peerId, namespace: namespace) == model.sorted(peerId, namespaces: [namespace]).last, "seed \(seed) top")
             }
             #expect(try h.topIndex(peerId: peerId, namespaces: nil) == all.last)
@@ -148,7 +148,7 @@ private struct HistoryModel {
             #expect(try h.messageIndex(of: id) == m.index)
         }
         for _ in 0..<5 {
-            let id = MessageId(peerId: Self.peers[rng.below(3)], namespace: Int32(rng.below(3)), id: rng.int32(in: 0...320))
+            let id = MessageId(peerId: Self.peers[rng.below(3)], namespace: MessageId.Namespace(Int32(rng.below(3))), id: rng.int32(in: 0...320))
             if model.messages[id] == nil { #expect(try h.getMessage(id) == nil, "seed \(seed) absent \(id)") }
         }
         // Global and globally unique ids.
@@ -172,7 +172,7 @@ private struct HistoryModel {
 
         func randomMessage(_ peerId: PeerId, _ rng: inout SplitMix64) -> StoreMessage {
             let partial = rng.below(4) == 0
-            let id: StoreMessageId = partial ? .partial(peerId, 2) : .id(MessageId(peerId: peerId, namespace: Int32(rng.below(2)), id: rng.int32(in: 1...300)))
+            let id: StoreMessageId = partial ? .partial(peerId, 2) : .id(MessageId(peerId: peerId, namespace: MessageId.Namespace(Int32(rng.below(2))), id: rng.int32(in: 1...300)))
             var unique: Int64?
             if rng.below(3) == 0 {
                 unique = nextUnique
@@ -219,7 +219,7 @@ private struct HistoryModel {
                         var storeId: StoreMessageId = .id(old.id)
                         if rng.below(3) == 0 {
                             if rng.below(2) == 0 {
-                                newId = MessageId(peerId: peerId, namespace: Int32(rng.below(2)), id: rng.int32(in: 1...300))
+                                newId = MessageId(peerId: peerId, namespace: MessageId.Namespace(Int32(rng.below(2))), id: rng.int32(in: 1...300))
                                 storeId = .id(newId)
                             } else {
                                 storeId = .partial(peerId, 2)

@@ -106,13 +106,13 @@ import Boxwood
 
     @Test func readModelResolvesIndexAndPeer() {
         let user = TestUser(id: peer, firstName: "A", lastName: "", username: nil)
-        let message = Message(stableId: 1, stableVersion: 0, id: index.id, globallyUniqueId: nil, groupingKey: nil, threadId: nil,
-                              timestamp: index.timestamp, flags: [.incoming], tags: [], globalTags: [], localTags: [],
-                              forwardInfo: MessageForwardInfo(author: user, source: nil, sourceMessageId: nil, date: 1, authorSignature: nil),
-                              author: user, text: "t", attributes: [EditedAttribute(date: 2)], media: [], peers: [peer: user],
-                              associatedMessages: [:], associatedMessageIds: [])
+        let forward = StoreMessageForwardInfo(authorId: peer, sourceId: nil, sourceMessageId: nil, date: 1, authorSignature: nil)
+        let message = Message(stableId: 1, stableVersion: 0, id: index.id, timestamp: index.timestamp, flags: [.incoming],
+                              forwardInfo: MessageForwardInfo(forward, author: user, source: nil), authorId: peer, author: user,
+                              text: "t", attributes: [EditedAttribute(date: 2)], peers: [peer: user])
         #expect(message.index == index)
         #expect(message.peer?.isEqual(user) == true)
         #expect(message.forwardInfo?.author?.id == peer)
+        #expect(message.storeMessage.forwardInfo == forward && message.storeMessage.authorId == peer)
     }
 }

@@ -9,7 +9,7 @@ import BoxwoodStore
     }
 
     private func randomIndex(_ rng: inout SplitMix64) -> MessageIndex {
-        MessageIndex(id: MessageId(peerId: randomPeerId(&rng), namespace: rng.interestingInt32(), id: rng.interestingInt32()),
+        MessageIndex(id: MessageId(peerId: randomPeerId(&rng), namespace: MessageId.Namespace(rng.interestingInt32()), id: rng.interestingInt32()),
                      timestamp: rng.interestingInt32())
     }
 
@@ -39,8 +39,8 @@ import BoxwoodStore
     @Test func messageIdOrderIsNamespaceIdPeer() {
         var rng = SplitMix64(seed: testSeed("OrderingTests.messageIdOrderIsNamespaceIdPeer"))
         for _ in 0..<10_000 {
-            let a = MessageId(peerId: randomPeerId(&rng), namespace: rng.int32(in: 0...2), id: rng.int32(in: -2...2))
-            let b = MessageId(peerId: randomPeerId(&rng), namespace: rng.int32(in: 0...2), id: rng.int32(in: -2...2))
+            let a = MessageId(peerId: randomPeerId(&rng), namespace: MessageId.Namespace(rng.int32(in: 0...2)), id: rng.int32(in: -2...2))
+            let b = MessageId(peerId: randomPeerId(&rng), namespace: MessageId.Namespace(rng.int32(in: 0...2)), id: rng.int32(in: -2...2))
             let reference = (a.namespace, a.id, a.peerId.namespace.rawValue, a.peerId.id.rawValue)
                 < (b.namespace, b.id, b.peerId.namespace.rawValue, b.peerId.id.rawValue)
             #expect((a < b) == reference, "\(a) vs \(b)")

@@ -118,7 +118,7 @@ import BoxwoodStore
                     switch rng.below(12) {
                     case 0...3:
                         let batch = (0..<(1 + rng.below(3))).map { _ in
-                            storeMessage(MessageId(peerId: p, namespace: Int32(rng.below(2)), id: rng.int32(in: 1...200)),
+                            storeMessage(MessageId(peerId: p, namespace: MessageId.Namespace(Int32(rng.below(2))), id: rng.int32(in: 1...200)),
                                          timestamp: rng.int32(in: 0...100), flags: rng.below(10) < 7 ? [.incoming] : [])
                         }
                         try t.history.addMessages(batch, location: rng.below(2) == 0 ? .random : .upperHistoryBlock)

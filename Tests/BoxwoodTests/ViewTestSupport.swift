@@ -123,11 +123,13 @@ func describe<Value>(_ dictionary: [PeerId: Value]) -> String {
     dictionary.sorted { $0.key < $1.key }.map { "\($0.key)=\(String(describing: $0.value))" }.joined(separator: ",")
 }
 
-func describe(_ message: StoredMessage) -> String {
+/// A message with the peers and messages it resolves (a change of either is a change of what a view shows).
+func describe(_ message: Message) -> String {
     "\(message.id)@\(message.timestamp) s\(message.stableId) v\(message.stableVersion) f\(message.flags.rawValue) \(message.text)"
+        + " peers[\(describe(message.peers))] associated[\(describe(message.associatedMessages))]"
 }
 
-func describe(_ messages: [MessageId: StoredMessage]) -> String {
+func describe(_ messages: [MessageId: Message]) -> String {
     messages.sorted { $0.key < $1.key }.map { describe($0.value) }.joined(separator: ",")
 }
 

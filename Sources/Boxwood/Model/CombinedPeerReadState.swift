@@ -37,13 +37,13 @@ extension CombinedPeerReadState: PostboxCoding {
         guard namespaces.count == values.count else {
             throw .invalidValue(key: "s", reason: "\(namespaces.count) namespaces but \(values.count) read states")
         }
-        states = Dictionary(zip(namespaces, values), uniquingKeysWith: { _, last in last })
+        states = Dictionary(zip(namespaces.map { MessageId.Namespace($0) }, values), uniquingKeysWith: { _, last in last })
     }
 
     /// Namespaces are written in ascending order, so equal values encode to equal bytes.
     public func encode(_ encoder: PostboxEncoder) {
         let sorted = states.sorted(by: { $0.key < $1.key })
-        encoder.encodeInt32Array(sorted.map(\.key), forKey: "n")
+        encoder.encodeInt32Array(sorted.map(\.key.rawValue), forKey: "n")
         encoder.encodeObjectArray(sorted.map(\.value), forKey: "s")
     }
 }

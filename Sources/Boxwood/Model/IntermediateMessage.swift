@@ -1,31 +1,31 @@
 /// A message as stored in `MessageHistoryTable` (Postbox's `IntermediateMessage`): the fields of a
-/// ``StoreMessage`` with a complete id, plus the stable id and version. Peers and associated messages are not
-/// resolved here.
-public struct StoredMessage: Sendable {
-    public var stableId: UInt32
-    public var stableVersion: UInt32
-    public var id: MessageId
-    public var timestamp: Int32
+/// `StoreMessage` with a complete id, plus the stable id and version. Peers and associated messages are not
+/// resolved here; `MessageRenderer` turns it into the public `Message`.
+struct IntermediateMessage: Sendable {
+    var stableId: UInt32
+    var stableVersion: UInt32
+    var id: MessageId
+    var timestamp: Int32
     /// Everything else, shared with ``StoreMessage``.
     var fields: MessageFields
 
-    public var globallyUniqueId: Int64? { get { fields.globallyUniqueId } set { fields.globallyUniqueId = newValue } }
-    public var groupingKey: Int64? { get { fields.groupingKey } set { fields.groupingKey = newValue } }
-    public var threadId: Int64? { get { fields.threadId } set { fields.threadId = newValue } }
-    public var flags: MessageFlags { get { fields.flags } set { fields.flags = newValue } }
-    public var tags: MessageTags { get { fields.tags } set { fields.tags = newValue } }
-    public var globalTags: GlobalMessageTags { get { fields.globalTags } set { fields.globalTags = newValue } }
-    public var localTags: LocalMessageTags { get { fields.localTags } set { fields.localTags = newValue } }
-    public var forwardInfo: StoreMessageForwardInfo? { get { fields.forwardInfo } set { fields.forwardInfo = newValue } }
-    public var authorId: PeerId? { get { fields.authorId } set { fields.authorId = newValue } }
-    public var text: String { get { fields.text } set { fields.text = newValue } }
-    public var attributes: [any MessageAttribute] { get { fields.attributes } set { fields.attributes = newValue } }
-    public var media: [any Media] { get { fields.media } set { fields.media = newValue } }
+    var globallyUniqueId: Int64? { get { fields.globallyUniqueId } set { fields.globallyUniqueId = newValue } }
+    var groupingKey: Int64? { get { fields.groupingKey } set { fields.groupingKey = newValue } }
+    var threadId: Int64? { get { fields.threadId } set { fields.threadId = newValue } }
+    var flags: MessageFlags { get { fields.flags } set { fields.flags = newValue } }
+    var tags: MessageTags { get { fields.tags } set { fields.tags = newValue } }
+    var globalTags: GlobalMessageTags { get { fields.globalTags } set { fields.globalTags = newValue } }
+    var localTags: LocalMessageTags { get { fields.localTags } set { fields.localTags = newValue } }
+    var forwardInfo: StoreMessageForwardInfo? { get { fields.forwardInfo } set { fields.forwardInfo = newValue } }
+    var authorId: PeerId? { get { fields.authorId } set { fields.authorId = newValue } }
+    var text: String { get { fields.text } set { fields.text = newValue } }
+    var attributes: [any MessageAttribute] { get { fields.attributes } set { fields.attributes = newValue } }
+    var media: [any Media] { get { fields.media } set { fields.media = newValue } }
 
-    public var index: MessageIndex { MessageIndex(id: id, timestamp: timestamp) }
+    var index: MessageIndex { MessageIndex(id: id, timestamp: timestamp) }
 
     /// Whether the message counts for unread counters (`incoming` or `countedAsIncoming`).
-    public var countsAsIncoming: Bool { flags.contains(.incoming) || flags.contains(.countedAsIncoming) }
+    var countsAsIncoming: Bool { flags.contains(.incoming) || flags.contains(.countedAsIncoming) }
 
     init(stableId: UInt32, stableVersion: UInt32, id: MessageId, message: StoreMessage) {
         self.stableId = stableId
@@ -35,8 +35,8 @@ public struct StoredMessage: Sendable {
         fields = message.fields
     }
 
-    /// The message as a ``StoreMessage`` (for example to re-store it with changes).
-    public var storeMessage: StoreMessage {
+    /// The message as a `StoreMessage` (for example to re-store it with changes).
+    var storeMessage: StoreMessage {
         StoreMessage(id: .id(id), timestamp: timestamp, fields: fields)
     }
 

@@ -1,7 +1,17 @@
 /// Identifies a media item (photo, file, web page…) shared between messages: a namespace and an id.
 public struct MediaId: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// A media namespace number (the app defines them).
-    public typealias Namespace = Int32
+    /// A media namespace (photos, files, web pages… — the app defines the numbers); written as a number or named
+    /// by the app, like ``MessageId/Namespace``.
+    public struct Namespace: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+        /// The namespace number.
+        public let rawValue: Int32
+
+        public init(_ rawValue: Int32) { self.rawValue = rawValue }
+        public init(integerLiteral value: Int32) { self.init(value) }
+
+        public static func < (lhs: Namespace, rhs: Namespace) -> Bool { lhs.rawValue < rhs.rawValue }
+        public var description: String { "\(rawValue)" }
+    }
     /// A media id within its namespace.
     public typealias Id = Int64
 
@@ -26,12 +36,12 @@ extension MediaId: PostboxCoding {
     public static let postboxTypeName = "MediaId"
 
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
-        namespace = try decoder.decodeInt32(forKey: "n")
+        namespace = Namespace(try decoder.decodeInt32(forKey: "n"))
         id = try decoder.decodeInt64(forKey: "i")
     }
 
     public func encode(_ encoder: PostboxEncoder) {
-        encoder.encodeInt32(namespace, forKey: "n")
+        encoder.encodeInt32(namespace.rawValue, forKey: "n")
         encoder.encodeInt64(id, forKey: "i")
     }
 }

@@ -1,5 +1,5 @@
 /// The fields a message is stored with besides its id, timestamp and stable id: what ``StoreMessage`` (a message
-/// handed to Postbox) and ``StoredMessage`` (a message as table 7 holds it) have in common, and the one place
+/// handed to Postbox) and `IntermediateMessage` (a message as table 7 holds it) have in common, and the one place
 /// those fields are encoded and decoded (the field keys of `docs/postbox-tables-history.md`).
 struct MessageFields: Sendable {
     var globallyUniqueId: Int64?

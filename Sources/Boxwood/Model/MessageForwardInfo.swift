@@ -40,10 +40,14 @@ extension StoreMessageForwardInfo: PostboxCoding {
     }
 }
 
-/// Where a forwarded message came from, as read: the peers resolved from the stored ids.
+/// Where a forwarded message came from, as read: the stored ids with the peers known locally resolved.
 public struct MessageForwardInfo: Sendable {
+    /// The original author's id.
+    public let authorId: PeerId?
     /// The original author, if known locally.
     public let author: (any Peer)?
+    /// The id of the chat the message was forwarded from.
+    public let sourceId: PeerId?
     /// The chat the message was forwarded from, if known locally.
     public let source: (any Peer)?
     /// The original message in that chat.
@@ -53,11 +57,20 @@ public struct MessageForwardInfo: Sendable {
     /// The original author's signature, for channel posts.
     public let authorSignature: String?
 
-    public init(author: (any Peer)?, source: (any Peer)?, sourceMessageId: MessageId?, date: Int32, authorSignature: String?) {
+    /// The stored info with `author` and `source` the peers it names (nil where unknown).
+    public init(_ stored: StoreMessageForwardInfo, author: (any Peer)?, source: (any Peer)?) {
+        authorId = stored.authorId
         self.author = author
+        sourceId = stored.sourceId
         self.source = source
-        self.sourceMessageId = sourceMessageId
-        self.date = date
-        self.authorSignature = authorSignature
+        sourceMessageId = stored.sourceMessageId
+        date = stored.date
+        authorSignature = stored.authorSignature
+    }
+
+    /// The ids, as stored.
+    public var storeForwardInfo: StoreMessageForwardInfo {
+        StoreMessageForwardInfo(authorId: authorId, sourceId: sourceId, sourceMessageId: sourceMessageId, date: date,
+                                authorSignature: authorSignature)
     }
 }

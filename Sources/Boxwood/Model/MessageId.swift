@@ -1,8 +1,25 @@
 /// Identifies a message: its peer, a namespace (cloud, local, scheduled… — the app defines them) and the id
 /// within that namespace.
 public struct MessageId: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// A message namespace number.
-    public typealias Namespace = Int32
+    /// A message namespace (cloud, local, scheduled… — the app defines the numbers). Written as a number where a
+    /// namespace is expected (`MessageId(peerId: chat, namespace: 0, id: 1)`), or named by the app
+    /// (`extension MessageId.Namespace { static let cloud: Self = 0 }`).
+    public struct Namespace: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+        /// The namespace number (stored as 4 big-endian bytes in history keys).
+        public let rawValue: Int32
+
+        /// The least namespace, `Int32.min`.
+        public static let min = Namespace(.min)
+        /// The greatest namespace, `Int32.max`.
+        public static let max = Namespace(.max)
+
+        public init(_ rawValue: Int32) { self.rawValue = rawValue }
+        public init(integerLiteral value: Int32) { self.init(value) }
+
+        public static func < (lhs: Namespace, rhs: Namespace) -> Bool { lhs.rawValue < rhs.rawValue }
+        public var description: String { "\(rawValue)" }
+    }
+
     /// A message id within its peer and namespace.
     public typealias Id = Int32
 
@@ -34,13 +51,13 @@ extension MessageId: PostboxCoding {
 
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         peerId = PeerId(try decoder.decodeInt64(forKey: "p"))
-        namespace = try decoder.decodeInt32(forKey: "n")
+        namespace = Namespace(try decoder.decodeInt32(forKey: "n"))
         id = try decoder.decodeInt32(forKey: "i")
     }
 
     public func encode(_ encoder: PostboxEncoder) {
         encoder.encodeInt64(peerId.toInt64(), forKey: "p")
-        encoder.encodeInt32(namespace, forKey: "n")
+        encoder.encodeInt32(namespace.rawValue, forKey: "n")
         encoder.encodeInt32(id, forKey: "i")
     }
 }

@@ -45,7 +45,7 @@ public struct MessageIndex: Hashable, Comparable, Sendable, CustomStringConverti
         if id.id != .min {
             return MessageIndex(id: MessageId(peerId: id.peerId, namespace: id.namespace, id: id.id - 1), timestamp: timestamp)
         } else if id.namespace != .min {
-            return MessageIndex(id: MessageId(peerId: id.peerId, namespace: id.namespace - 1, id: .max), timestamp: timestamp)
+            return MessageIndex(id: MessageId(peerId: id.peerId, namespace: MessageId.Namespace(id.namespace.rawValue - 1), id: .max), timestamp: timestamp)
         } else if timestamp != .min {
             return MessageIndex(id: MessageId(peerId: id.peerId, namespace: .max, id: .max), timestamp: timestamp - 1)
         }
@@ -57,7 +57,7 @@ public struct MessageIndex: Hashable, Comparable, Sendable, CustomStringConverti
         if id.id != .max {
             return MessageIndex(id: MessageId(peerId: id.peerId, namespace: id.namespace, id: id.id + 1), timestamp: timestamp)
         } else if id.namespace != .max {
-            return MessageIndex(id: MessageId(peerId: id.peerId, namespace: id.namespace + 1, id: .min), timestamp: timestamp)
+            return MessageIndex(id: MessageId(peerId: id.peerId, namespace: MessageId.Namespace(id.namespace.rawValue + 1), id: .min), timestamp: timestamp)
         } else if timestamp != .max {
             return MessageIndex(id: MessageId(peerId: id.peerId, namespace: .min, id: .min), timestamp: timestamp + 1)
         }
@@ -72,14 +72,14 @@ extension MessageIndex: PostboxCoding {
 
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         id = MessageId(peerId: PeerId(try decoder.decodeInt64(forKey: "p")),
-                       namespace: try decoder.decodeInt32(forKey: "n"),
+                       namespace: MessageId.Namespace(try decoder.decodeInt32(forKey: "n")),
                        id: try decoder.decodeInt32(forKey: "i"))
         timestamp = try decoder.decodeInt32(forKey: "t")
     }
 
     public func encode(_ encoder: PostboxEncoder) {
         encoder.encodeInt64(id.peerId.toInt64(), forKey: "p")
-        encoder.encodeInt32(id.namespace, forKey: "n")
+        encoder.encodeInt32(id.namespace.rawValue, forKey: "n")
         encoder.encodeInt32(id.id, forKey: "i")
         encoder.encodeInt32(timestamp, forKey: "t")
     }

@@ -30,7 +30,7 @@ public struct StoreMessage: Sendable {
     public let id: StoreMessageId
     /// The message's date (seconds since 1970).
     public let timestamp: Int32
-    /// Everything else, shared with ``StoredMessage``.
+    /// Everything else, shared with ``Message``.
     let fields: MessageFields
 
     /// A client-chosen random id, unique per peer, that matches a sent message with its server copy.
@@ -92,7 +92,7 @@ extension StoreMessage: PostboxCoding {
 
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         let peerId = PeerId(try decoder.decodeInt64(forKey: "p"))
-        let namespace = try decoder.decodeInt32(forKey: "n")
+        let namespace = MessageId.Namespace(try decoder.decodeInt32(forKey: "n"))
         if let messageId = decoder.decodeOptionalInt32ForKey("i") {
             id = .id(MessageId(peerId: peerId, namespace: namespace, id: messageId))
         } else {
@@ -104,7 +104,7 @@ extension StoreMessage: PostboxCoding {
 
     public func encode(_ encoder: PostboxEncoder) {
         encoder.encodeInt64(id.peerId.toInt64(), forKey: "p")
-        encoder.encodeInt32(id.namespace, forKey: "n")
+        encoder.encodeInt32(id.namespace.rawValue, forKey: "n")
         if case let .id(messageId) = id { encoder.encodeInt32(messageId.id, forKey: "i") }
         fields.encode(encoder, timestamp: timestamp, emptyText: true)
     }

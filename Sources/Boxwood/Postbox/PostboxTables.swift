@@ -39,11 +39,22 @@ final class PostboxTables {
     }
 
     /// The change record of the transaction so far. First derives the chat-list operations and total unread
-    /// states from the history operations (Postbox's `chatListTable.replay` and `chatListIndexTable.commit`).
+    /// states from the history operations (Postbox's `chatListTable.replay` and `chatListIndexTable.commit`);
+    /// inserted messages are rendered as they read at the end of the transaction.
     func collectChanges() throws -> PostboxChanges {
         try history.prepareCommit()
         var changes = PostboxChanges()
-        changes.operationsByPeerId = history.history.operationsByPeerId
+        let renderer = MessageRenderer(tables: self)
+        changes.operationsByPeerId = try history.history.operationsByPeerId.mapValues { operations in
+            try operations.map { operation -> MessageHistoryOperation in
+                switch operation {
+                case let .insertMessage(message): return .insertMessage(try renderer.render(message))
+                case let .remove(entries): return .remove(entries)
+                case let .updateReadState(peerId, state): return .updateReadState(peerId, state)
+                case let .updateTimestamp(index, timestamp): return .updateTimestamp(index, timestamp)
+                }
+            }
+        }
         changes.holeOperations = history.holes.operations
         changes.chatListOperations = history.chatList.operations
         changes.unsentMessageOperations = history.unsent.operations

@@ -28,15 +28,18 @@ extension Transaction {
     /// Replaces a message (its id, timestamp, tags and text may change; indices follow).
     public func updateMessage(_ id: MessageId, _ message: StoreMessage) throws { try history.history.updateMessage(id, message) }
 
-    public func getMessage(_ id: MessageId) throws -> StoredMessage? { try history.history.getMessage(id) }
+    /// The stored message `id` with its peers and the messages it refers to resolved; nil when there is none.
+    public func getMessage(_ id: MessageId) throws -> Message? { try MessageRenderer(tables: try tables).message(id) }
 
     public func getMessageIndex(_ id: MessageId) throws -> MessageIndex? { try history.history.messageIndex(of: id) }
 
     /// Up to `limit` messages of a chat before (`.earlier`, newest first) or after (`.later`, oldest first)
     /// `anchor` (nil: from the newest or the oldest).
     public func getMessageHistory(peerId: PeerId, namespaces: Set<MessageId.Namespace>? = nil, anchor: MessageIndex?,
-                                  direction: HistoryReadDirection, limit: Int) throws -> [StoredMessage] {
-        try history.history.messages(peerId: peerId, namespaces: namespaces, anchor: anchor, direction: direction, limit: limit)
+                                  direction: HistoryReadDirection, limit: Int) throws -> [Message] {
+        let renderer = MessageRenderer(tables: try tables)
+        return try history.history.messages(peerId: peerId, namespaces: namespaces, anchor: anchor, direction: direction, limit: limit)
+            .map(renderer.render)
     }
 
     /// Like ``getMessageHistory(peerId:namespaces:anchor:direction:limit:)`` for the messages with `tag`.

@@ -84,7 +84,7 @@ final class ChatListTable: Table {
         key.setInt32(0, value: groupId.rawValue)
         key.setUInt16(4, value: Self.pinKey(index.pinningIndex))
         key.setInt32(6, value: index.messageIndex.timestamp)
-        key.setUInt8(10, value: UInt8(truncatingIfNeeded: index.messageIndex.id.namespace))
+        key.setUInt8(10, value: UInt8(truncatingIfNeeded: index.messageIndex.id.namespace.rawValue))
         key.setInt32(11, value: index.messageIndex.id.id)
         key.setInt64(15, value: index.messageIndex.id.peerId.toInt64())
         key.setUInt8(23, value: type)
@@ -100,7 +100,7 @@ final class ChatListTable: Table {
         let namespace = Int32(key.getUInt8(10))
         let id = key.getInt32(11)
         let peerId = PeerId(key.getInt64(15))
-        var keyIndex = MessageIndex(id: MessageId(peerId: peerId, namespace: namespace, id: id), timestamp: timestamp)
+        var keyIndex = MessageIndex(id: MessageId(peerId: peerId, namespace: MessageId.Namespace(namespace), id: id), timestamp: timestamp)
         switch key.getUInt8(23) {
         case 1:
             let top = try value.read(orThrow: corrupt("value of \(key)")) { (reader) throws(ByteReadError) in
@@ -108,7 +108,7 @@ final class ChatListTable: Table {
                 try reader.requireEnd()
                 return top
             }
-            if let top, top.timestamp == timestamp, top.id.id == id, UInt8(truncatingIfNeeded: top.id.namespace) == UInt8(namespace) {
+            if let top, top.timestamp == timestamp, top.id.id == id, UInt8(truncatingIfNeeded: top.id.namespace.rawValue) == UInt8(namespace) {
                 keyIndex = top
             }
             let pinningIndex: UInt16? = pinKey == 0 ? nil : (pinKey >= UInt16.max - 1 ? 0 : UInt16.max - 1 - pinKey)
@@ -225,7 +225,7 @@ final class ChatListTable: Table {
     /// unlisted when that is nil (no messages left and neither pinned nor given a minimum timestamp). Records
     /// `.removeEntry` / `.insertEntry` operations. Run once at the end of each transaction, before
     /// ``ChatListIndexTable/commitTotalUnreadStates``.
-    func replay(historyOperationsByPeerId: [PeerId: [MessageHistoryOperation]], historyTable: MessageHistoryTable) throws {
+    func replay(historyOperationsByPeerId: [PeerId: [HistoryTableOperation]], historyTable: MessageHistoryTable) throws {
         var peers = Set(indexTable.initialEntries.keys)
         for (peerId, operations) in historyOperationsByPeerId {
             let movesTop = operations.contains { operation in

@@ -12,7 +12,7 @@ final class GlobalMessageIdsTable: Table {
     func set(globalId: Int32, id: MessageId) throws {
         let value = ByteBuffer(capacity: 64)
         value.append(id.peerId.toInt64())
-        value.append(id.namespace)
+        value.append(id.namespace.rawValue)
         try valueBox.set(table, key: ValueBoxKey(int64: Int64(globalId)), value: value)
     }
 
@@ -22,7 +22,7 @@ final class GlobalMessageIdsTable: Table {
             let peer = try reader.int64()
             let namespace = try reader.int32()
             try reader.requireEnd()
-            return MessageId(peerId: PeerId(peer), namespace: namespace, id: globalId)
+            return MessageId(peerId: PeerId(peer), namespace: MessageId.Namespace(namespace), id: globalId)
         }
     }
 
@@ -52,7 +52,7 @@ final class MessageGloballyUniqueIdTable: Table {
 
     func set(globallyUniqueId: Int64, id: MessageId) throws {
         let value = ByteBuffer(capacity: 64)
-        value.append(id.namespace)
+        value.append(id.namespace.rawValue)
         value.append(id.id)
         try valueBox.set(table, key: key(peerId: id.peerId, globallyUniqueId: globallyUniqueId), value: value)
     }
@@ -63,7 +63,7 @@ final class MessageGloballyUniqueIdTable: Table {
             let namespace = try reader.int32()
             let id = try reader.int32()
             try reader.requireEnd()
-            return MessageId(peerId: peerId, namespace: namespace, id: id)
+            return MessageId(peerId: peerId, namespace: MessageId.Namespace(namespace), id: id)
         }
     }
 

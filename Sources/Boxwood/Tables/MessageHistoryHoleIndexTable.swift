@@ -37,7 +37,7 @@ final class MessageHistoryHoleIndexTable: Table {
     private func prefix(_ peerId: PeerId, _ namespace: MessageId.Namespace, _ space: MessageHistoryHoleSpace) -> ValueBoxKey {
         var key = ValueBoxKey(length: 16)
         key.setInt64(0, value: peerId.toInt64())
-        key.setInt32(8, value: namespace)
+        key.setInt32(8, value: namespace.rawValue)
         key.setUInt32(12, value: space.rawValue)
         return key
     }
@@ -45,7 +45,7 @@ final class MessageHistoryHoleIndexTable: Table {
     private func key(_ peerId: PeerId, _ namespace: MessageId.Namespace, _ space: MessageHistoryHoleSpace, upper: Int32) -> ValueBoxKey {
         var key = ValueBoxKey(length: 20)
         key.setInt64(0, value: peerId.toInt64())
-        key.setInt32(8, value: namespace)
+        key.setInt32(8, value: namespace.rawValue)
         key.setUInt32(12, value: space.rawValue)
         key.setInt32(16, value: upper)
         return key
@@ -203,7 +203,7 @@ final class MessageHistoryHoleIndexTable: Table {
     func spaces(peerId: PeerId, namespace: MessageId.Namespace) throws -> [MessageHistoryHoleSpace] {
         var namespacePrefix = ValueBoxKey(length: 12)
         namespacePrefix.setInt64(0, value: peerId.toInt64())
-        namespacePrefix.setInt32(8, value: namespace)
+        namespacePrefix.setInt32(8, value: namespace.rawValue)
         let end = namespacePrefix.paddedWithFF(9)
         var start = namespacePrefix
         var result: [MessageHistoryHoleSpace] = []

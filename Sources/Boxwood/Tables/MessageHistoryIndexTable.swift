@@ -27,7 +27,7 @@ final class MessageHistoryIndexTable: Table {
     private func key(_ id: MessageId) -> ValueBoxKey {
         var key = ValueBoxKey(length: 16)
         key.setInt64(0, value: id.peerId.toInt64())
-        key.setInt32(8, value: id.namespace)
+        key.setInt32(8, value: id.namespace.rawValue)
         key.setInt32(12, value: id.id)
         return key
     }
@@ -47,7 +47,7 @@ final class MessageHistoryIndexTable: Table {
         try valueBox.exists(table, key: key(id))
     }
 
-    func set(_ message: StoredMessage) throws {
+    func set(_ message: IntermediateMessage) throws {
         let value = ByteBuffer(capacity: 64)
         var flags: UInt8 = 0
         if message.flags.contains(.incoming) { flags |= 1 }
@@ -77,7 +77,7 @@ final class MessageHistoryIndexTable: Table {
             guard let key = try valueBox.firstKey(table, start: start, end: end) else { break }
             guard key.length == 16 else { throw corrupt("key of \(key.length) bytes") }
             let namespace = key.getInt32(8)
-            result.insert(namespace)
+            result.insert(MessageId.Namespace(namespace))
             // Every key of this namespace is below prefix ‖ namespace ‖ 0xFF….
             start = key.prefix(12).paddedWithFF(4)
             if UInt32(bitPattern: namespace) == UInt32.max { break }
@@ -90,10 +90,10 @@ final class MessageHistoryIndexTable: Table {
     func topNonNegativeId(peerId: PeerId, namespace: MessageId.Namespace) throws -> MessageId.Id? {
         var prefix = ValueBoxKey(length: 12)
         prefix.setInt64(0, value: peerId.toInt64())
-        prefix.setInt32(8, value: namespace)
+        prefix.setInt32(8, value: namespace.rawValue)
         var start = ValueBoxKey(length: 16)
         start.setInt64(0, value: peerId.toInt64())
-        start.setInt32(8, value: namespace)
+        start.setInt32(8, value: namespace.rawValue)
         start.setInt32(12, value: .max)
         var result: MessageId.Id?
         try valueBox.range(table, start: start.immediateSuccessor, end: prefix, keys: { key in
@@ -110,10 +110,10 @@ final class MessageHistoryIndexTable: Table {
         let range = max(0, range.lowerBound)...range.upperBound
         var prefix = ValueBoxKey(length: 12)
         prefix.setInt64(0, value: peerId.toInt64())
-        prefix.setInt32(8, value: namespace)
+        prefix.setInt32(8, value: namespace.rawValue)
         var lower = ValueBoxKey(length: 16)
         lower.setInt64(0, value: peerId.toInt64())
-        lower.setInt32(8, value: namespace)
+        lower.setInt32(8, value: namespace.rawValue)
         lower.setInt32(12, value: range.lowerBound)
         var upper = lower
         upper.setInt32(12, value: range.upperBound)

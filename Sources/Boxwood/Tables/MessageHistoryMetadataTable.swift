@@ -73,7 +73,7 @@ final class MessageHistoryMetadataTable: Table {
         let cacheKey = NamespaceKey(peerId: peerId, namespace: namespace)
         if let cached = nextIdCache[cacheKey] { return cached }
         var key = peerKey(peerId, .peerNextMessageIdByNamespace, extra: 4)
-        key.setInt32(9, value: namespace)
+        key.setInt32(9, value: namespace.rawValue)
         var value: Int32 = 1
         if let buffer = try valueBox.get(table, key: key) {
             value = try buffer.read(orThrow: corrupt("next message id of \(peerId)/\(namespace)")) { (reader) throws(ByteReadError) in
@@ -88,7 +88,7 @@ final class MessageHistoryMetadataTable: Table {
 
     func setNextMessageId(peerId: PeerId, namespace: MessageId.Namespace, _ value: Int32) throws {
         var key = peerKey(peerId, .peerNextMessageIdByNamespace, extra: 4)
-        key.setInt32(9, value: namespace)
+        key.setInt32(9, value: namespace.rawValue)
         try valueBox.setInt32(table, key: key, value)
         nextIdCache[NamespaceKey(peerId: peerId, namespace: namespace)] = value
     }

@@ -1,12 +1,12 @@
 import BoxwoodStore
 /// Table 7: the messages (Postbox's `MessageHistoryTable`). Binary keys
-/// `peerId(8) ‖ namespace(4) ‖ timestamp(4) ‖ id(4)` (big-endian, 20 bytes) → the ``StoredMessage`` fields
+/// `peerId(8) ‖ namespace(4) ‖ timestamp(4) ‖ id(4)` (big-endian, 20 bytes) → the ``IntermediateMessage`` fields
 /// (PostboxEncoder, see `docs/postbox-tables-history.md`).
 ///
 /// Like Postbox's, this table also runs the history: adding, deleting and updating a message keeps every other
 /// history table consistent — the id index (4), tags (12), global ids (3), globally unique ids (32), the text
 /// index (41), the unsent messages (11), the read states (14, unread counters), the holes (56, upper history
-/// blocks) and the counters (10) — and records one ``MessageHistoryOperation`` per change in ``operationsByPeerId``. Write-through.
+/// blocks) and the counters (10) — and records one `HistoryTableOperation` per change in ``operationsByPeerId``. Write-through.
 ///
 /// Timestamps and ids are expected to be non-negative: keys order them as unsigned numbers, so negative ones are
 /// stored and found by id but sort above the positive ones in ordered reads.
@@ -25,7 +25,7 @@ final class MessageHistoryTable: Table {
     let unsentTable: MessageHistoryUnsentTable
 
     /// History changes of the current transaction, per peer, in order.
-    private(set) var operationsByPeerId: [PeerId: [MessageHistoryOperation]] = [:]
+    private(set) var operationsByPeerId: [PeerId: [HistoryTableOperation]] = [:]
 
     private let encoder = PostboxEncoder()
 
@@ -51,7 +51,7 @@ final class MessageHistoryTable: Table {
         operationsByPeerId.removeAll()
     }
 
-    private func append(_ peerId: PeerId, _ operation: MessageHistoryOperation) {
+    private func append(_ peerId: PeerId, _ operation: HistoryTableOperation) {
         operationsByPeerId[peerId, default: []].append(operation)
     }
 
@@ -60,7 +60,7 @@ final class MessageHistoryTable: Table {
     private func key(_ index: MessageIndex) -> ValueBoxKey {
         var key = ValueBoxKey(length: 20)
         key.setInt64(0, value: index.id.peerId.toInt64())
-        key.setInt32(8, value: index.id.namespace)
+        key.setInt32(8, value: index.id.namespace.rawValue)
         key.setInt32(12, value: index.timestamp)
         key.setInt32(16, value: index.id.id)
         return key
@@ -69,13 +69,13 @@ final class MessageHistoryTable: Table {
     private func prefix(_ peerId: PeerId, _ namespace: MessageId.Namespace) -> ValueBoxKey {
         var key = ValueBoxKey(length: 12)
         key.setInt64(0, value: peerId.toInt64())
-        key.setInt32(8, value: namespace)
+        key.setInt32(8, value: namespace.rawValue)
         return key
     }
 
-    private func decode(_ index: MessageIndex, _ buffer: MemoryBuffer) throws -> StoredMessage {
+    private func decode(_ index: MessageIndex, _ buffer: MemoryBuffer) throws -> IntermediateMessage {
         do {
-            return try StoredMessage(index: index, decoder: PostboxDecoder(buffer: buffer))
+            return try IntermediateMessage(index: index, decoder: PostboxDecoder(buffer: buffer))
         } catch {
             throw HistoryTableError.corrupt(table: Self.tableId, reason: "message \(index): \(error)")
         }
@@ -87,7 +87,7 @@ final class MessageHistoryTable: Table {
         configuration.globalMessageIdsNamespaces.contains(GlobalMessageIdsNamespace(peerIdNamespace: id.peerId.namespace, messageIdNamespace: id.namespace))
     }
 
-    private func store(_ message: StoredMessage) throws {
+    private func store(_ message: IntermediateMessage) throws {
         encoder.reset()
         message.encode(encoder)
         try valueBox.set(table, key: key(message.index), encoder: encoder)
@@ -101,7 +101,7 @@ final class MessageHistoryTable: Table {
         if MessageHistoryUnsentTable.isIndexed(message.flags) { try unsentTable.add(message.index) }
     }
 
-    private func unstore(_ message: StoredMessage) throws {
+    private func unstore(_ message: IntermediateMessage) throws {
         try valueBox.remove(table, key: key(message.index))
         try indexTable.remove(message.id)
         try tagsTable.remove(tags: message.tags, index: message.index)
@@ -160,7 +160,7 @@ final class MessageHistoryTable: Table {
             case let .partial(peerId, namespace):
                 id = try assignId(peerId: peerId, namespace: namespace)
             }
-            let stored = StoredMessage(stableId: nextStableId, stableVersion: 0, id: id, message: message)
+            let stored = IntermediateMessage(stableId: nextStableId, stableVersion: 0, id: id, message: message)
             nextStableId = nextStableId == .max ? 1 : nextStableId + 1
             try store(stored)
             append(peerId, .insertMessage(stored))
@@ -231,7 +231,7 @@ final class MessageHistoryTable: Table {
             try deleteMessages([newId])
         }
         if newId.peerId != id.peerId { try holeTable.ensureInitialized(newId.peerId) }
-        let updated = StoredMessage(stableId: old.stableId, stableVersion: old.stableVersion &+ 1, id: newId, message: message)
+        let updated = IntermediateMessage(stableId: old.stableId, stableVersion: old.stableVersion &+ 1, id: newId, message: message)
         try unstore(old)
         append(id.peerId, .remove([(old.index, old.tags)]))
         if old.countsAsIncoming {
@@ -278,7 +278,7 @@ final class MessageHistoryTable: Table {
         var failure: Error?
         try valueBox.scan(table, values: { key, value in
             guard key.length == 20 else { return true }
-            let index = MessageIndex(id: MessageId(peerId: PeerId(key.getInt64(0)), namespace: key.getInt32(8), id: key.getInt32(16)),
+            let index = MessageIndex(id: MessageId(peerId: PeerId(key.getInt64(0)), namespace: MessageId.Namespace(key.getInt32(8)), id: key.getInt32(16)),
                                      timestamp: key.getInt32(12))
             do {
                 if MessageHistoryUnsentTable.isIndexed(try decode(index, value).flags) { unsent.append(index) }
@@ -301,7 +301,7 @@ final class MessageHistoryTable: Table {
         return MessageIndex(id: id, timestamp: entry.timestamp)
     }
 
-    func getMessage(_ id: MessageId) throws -> StoredMessage? {
+    func getMessage(_ id: MessageId) throws -> IntermediateMessage? {
         guard let index = try messageIndex(of: id) else { return nil }
         guard let message = try message(at: index) else {
             throw HistoryTableError.corrupt(table: Self.tableId, reason: "message \(index) is in the index table only")
@@ -310,7 +310,7 @@ final class MessageHistoryTable: Table {
     }
 
     /// The message stored at `index`.
-    func message(at index: MessageIndex) throws -> StoredMessage? {
+    func message(at index: MessageIndex) throws -> IntermediateMessage? {
         guard let buffer = try valueBox.get(table, key: key(index)) else { return nil }
         return try decode(index, buffer)
     }
@@ -334,8 +334,8 @@ final class MessageHistoryTable: Table {
 
     /// Like ``indices(peerId:namespaces:anchor:direction:limit:)``, with the messages.
     func messages(peerId: PeerId, namespaces: Set<MessageId.Namespace>? = nil, anchor: MessageIndex?,
-                  direction: HistoryReadDirection, limit: Int) throws -> [StoredMessage] {
-        var all: [StoredMessage] = []
+                  direction: HistoryReadDirection, limit: Int) throws -> [IntermediateMessage] {
+        var all: [IntermediateMessage] = []
         var failure: Error?
         for namespace in try namespacesToRead(peerId, namespaces) {
             let (start, end) = HistoryKeyRanges.bounds(prefix: prefix(peerId, namespace), namespace: namespace, anchor: anchor, direction: direction)

@@ -13,7 +13,7 @@ final class MessageHistoryTagsTable: Table {
         var key = ValueBoxKey(length: 16)
         key.setInt64(0, value: peerId.toInt64())
         key.setUInt32(8, value: tag.rawValue)
-        key.setInt32(12, value: namespace)
+        key.setInt32(12, value: namespace.rawValue)
         return key
     }
 
@@ -21,7 +21,7 @@ final class MessageHistoryTagsTable: Table {
         var key = ValueBoxKey(length: 24)
         key.setInt64(0, value: index.id.peerId.toInt64())
         key.setUInt32(8, value: tag.rawValue)
-        key.setInt32(12, value: index.id.namespace)
+        key.setInt32(12, value: index.id.namespace.rawValue)
         key.setInt32(16, value: index.timestamp)
         key.setInt32(20, value: index.id.id)
         return key

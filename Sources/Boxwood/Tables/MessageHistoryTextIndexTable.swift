@@ -34,7 +34,7 @@ final class MessageHistoryTextIndexTable {
         guard let peer = UInt64(body[..<a]),
               let namespace = Int32(body[body.index(after: a)..<b]),
               let id = Int32(body[body.index(after: b)...]) else { return nil }
-        return MessageId(peerId: PeerId(Int64(bitPattern: peer)), namespace: namespace, id: id)
+        return MessageId(peerId: PeerId(Int64(bitPattern: peer)), namespace: MessageId.Namespace(namespace), id: id)
     }
 
     func add(id: MessageId, text: String, tags: MessageTags) throws {

@@ -34,7 +34,7 @@ final class MessageHistoryUnsentTable: Table {
     private func key(_ index: MessageIndex) -> ValueBoxKey {
         var key = ValueBoxKey(length: 20)
         key.setInt64(0, value: index.id.peerId.toInt64())
-        key.setInt32(8, value: index.id.namespace)
+        key.setInt32(8, value: index.id.namespace.rawValue)
         key.setInt32(12, value: index.timestamp)
         key.setInt32(16, value: index.id.id)
         return key
@@ -56,7 +56,7 @@ final class MessageHistoryUnsentTable: Table {
         var result: [MessageIndex] = []
         try valueBox.scan(table, keys: { key in
             guard key.length == 20 else { return true }
-            let id = MessageId(peerId: PeerId(key.getInt64(0)), namespace: key.getInt32(8), id: key.getInt32(16))
+            let id = MessageId(peerId: PeerId(key.getInt64(0)), namespace: MessageId.Namespace(key.getInt32(8)), id: key.getInt32(16))
             result.append(MessageIndex(id: id, timestamp: key.getInt32(12)))
             return true
         })

@@ -10,7 +10,7 @@ extension ByteBuffer {
             return
         }
         append(UInt8(1))
-        append(index.id.namespace)
+        append(index.id.namespace.rawValue)
         append(index.id.id)
         append(index.timestamp)
     }
@@ -26,7 +26,7 @@ extension ByteReader {
         case 1:
             let namespace = try int32()
             let id = try int32()
-            return MessageIndex(id: MessageId(peerId: peerId, namespace: namespace, id: id), timestamp: try int32())
+            return MessageIndex(id: MessageId(peerId: peerId, namespace: MessageId.Namespace(namespace), id: id), timestamp: try int32())
         case let tag:
             throw .undefinedByte(tag, offset: tagOffset)
         }

@@ -16,7 +16,8 @@ public enum ViewUpdateType: Sendable, Equatable {
 public struct MessageHistoryView: PostboxView, @unchecked Sendable {
     public let peerId: PeerId
     public let namespace: MessageId.Namespace
-    public let entries: [StoredMessage]
+    /// The messages, ascending, with their peers and the messages they refer to resolved.
+    public let entries: [Message]
     /// Holes of the view's space overlapping the span it covers, ascending.
     public let holes: [ClosedRange<MessageId.Id>]
     public let updateType: ViewUpdateType
@@ -33,7 +34,11 @@ final class MutableMessageHistoryView: MutablePostboxView {
     let anchor: MessageIndex?
     let count: Int
     let tag: MessageTags?
-    private(set) var entries: [StoredMessage] = []
+    private(set) var entries: [Message] = []
+    /// The peers the entries resolve (or would, once stored), and the chats of the messages they refer to: a change
+    /// there re-renders the window.
+    private var referencedPeerIds: Set<PeerId> = []
+    private var referencedChats: Set<PeerId> = []
     private(set) var holes: [ClosedRange<MessageId.Id>] = []
     private var updateType = ViewUpdateType.initial
 
@@ -76,7 +81,11 @@ final class MutableMessageHistoryView: MutablePostboxView {
             list = try indices(tables, anchor: nil, direction: .earlier, limit: count).reversed()
             coversTop = true
         }
-        entries = try list.compactMap { try tables.history.history.message(at: $0) }
+        let renderer = MessageRenderer(tables: tables)
+        entries = try list.compactMap { try tables.history.history.message(at: $0).map(renderer.render) }
+        referencedPeerIds = Set(entries.flatMap(\.referencedPeerIds))
+        referencedChats = Set(entries.flatMap { $0.associatedMessageIds.map(\.peerId) })
+        referencedChats.remove(peerId)
         let lowest: MessageId.Id = list.count < count ? 1 : (list.first?.id.id ?? 1)
         let highest: MessageId.Id = coversTop ? Int32.max - 1 : (list.last?.id.id ?? Int32.max - 1)
         holes = lowest <= highest
@@ -85,11 +94,13 @@ final class MutableMessageHistoryView: MutablePostboxView {
 
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
         let touchedHistory = !(changes.operationsByPeerId[peerId]?.isEmpty ?? true)
+            || ViewValueComparison.touches(referencedChats, changes.operationsByPeerId)
+            || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
         let holeOperations = changes.holeOperations.filter { $0.key.peerId == peerId && $0.key.namespace == namespace }
         guard touchedHistory || !holeOperations.isEmpty else { return false }
-        let before = (entries.map(\.id), entries.map(\.stableVersion), holes)
+        let before = (entries, holes)
         try load(tables)
-        guard before != (entries.map(\.id), entries.map(\.stableVersion), holes) else { return false }
+        guard holes != before.1 || !ViewValueComparison.same(entries, before.0) else { return false }
         let filled = holeOperations.values.contains { $0.contains { if case .remove = $0 { return true } else { return false } } }
         updateType = filled ? .fillHole : .generic
         return true

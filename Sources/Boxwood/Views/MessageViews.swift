@@ -1,6 +1,6 @@
-/// The current stored message for each of a set of ids, for those that exist (Postbox's `MessagesView`).
+/// The current message for each of a set of ids, for those that exist (Postbox's `MessagesView`).
 public struct MessagesView: PostboxView {
-    public let messages: [MessageId: StoredMessage]
+    public let messages: [MessageId: Message]
 }
 
 final class MutableMessagesView: MutablePostboxView {
@@ -11,7 +11,7 @@ final class MutableMessagesView: MutablePostboxView {
     }
 
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
-        tracked.replay(changes.operationsByPeerId)
+        try tracked.replay(tables: tables, changes: changes)
     }
 
     func refresh(tables: PostboxTables) throws -> Bool {

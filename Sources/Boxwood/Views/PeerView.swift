@@ -39,7 +39,7 @@ public struct PeerView: PostboxView, @unchecked Sendable {
     /// stands for another (for example the user of a secret chat), else the peer itself.
     public let contactPeerId: PeerId
     /// The messages the cached data refers to that exist (with ``PeerViewComponents/messages``).
-    public let messages: [MessageId: StoredMessage]
+    public let messages: [MessageId: Message]
     /// The chat-list group the peer is in (with ``PeerViewComponents/groupId``; nil when it is never listed).
     public let groupId: PeerGroupId?
 
@@ -139,7 +139,7 @@ final class MutablePeerView: MutablePostboxView {
             state.groupId = inclusion.groupId
             changed = true
         }
-        if state.messages?.replay(changes.operationsByPeerId) == true { changed = true }
+        if try state.messages?.replay(tables: tables, changes: changes) == true { changed = true }
         return changed
     }
 

@@ -33,14 +33,23 @@ enum ViewValueComparison {
         }
     }
 
-    /// The same stored message: same place, same stable id and version (every change of a stored message
-    /// bumps the version, except a move to another timestamp, which changes the index).
-    static func same(_ a: StoredMessage?, _ b: StoredMessage?) -> Bool {
+    /// The same message as shown: same place, same stable id and version (every change of a stored message
+    /// bumps the version, except a move to another timestamp, which changes the index), the same resolved peers
+    /// and the same messages referred to.
+    static func same(_ a: Message?, _ b: Message?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
-        case let (a?, b?): return a.index == b.index && a.stableId == b.stableId && a.stableVersion == b.stableVersion
+        case let (a?, b?):
+            return a.index == b.index && a.stableId == b.stableId && a.stableVersion == b.stableVersion
+                && same(a.peers, b.peers) { $0.isEqual($1) }
+                && same(a.associatedMessages, b.associatedMessages) { same($0, $1) }
         default: return false
         }
+    }
+
+    /// Whether two lists hold the same messages (by ``same(_:_:)-(Message?,Message?)``) in the same order.
+    static func same(_ a: [Message], _ b: [Message]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
     }
 
     /// Whether two dictionaries have the same keys with values equal by `same`.

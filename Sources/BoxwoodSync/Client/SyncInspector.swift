@@ -85,7 +85,7 @@ public enum SyncInspector {
                               channelPts: try SyncStorage.channelPts(peerId, in: transaction))
     }
 
-    static func localMessage(_ stored: StoredMessage) -> LocalMessage {
+    static func localMessage(_ stored: Message) -> LocalMessage {
         LocalMessage(id: stored.id.id, date: stored.timestamp, text: stored.text, outgoing: !stored.flags.contains(.incoming),
                      editVersion: SyncStorage.editVersion(stored), pinned: stored.tags.contains(SyncStorage.pinnedTag),
                      authorId: stored.authorId)

@@ -36,7 +36,7 @@ enum SyncStorage {
         )
     }
 
-    static func editVersion(_ message: StoredMessage) -> Int32 {
+    static func editVersion(_ message: Message) -> Int32 {
         message.attributes.lazy.compactMap { ($0 as? SyncMessageAttribute)?.editVersion }.first ?? 0
     }
 
@@ -93,15 +93,16 @@ enum SyncStorage {
     }
 
     /// A stored message as a `StoreMessage` with other tags.
-    static func restored(_ stored: StoredMessage, tags: MessageTags) -> StoreMessage {
-        StoreMessage(id: .id(stored.id), globallyUniqueId: stored.globallyUniqueId, groupingKey: stored.groupingKey,
-                     threadId: stored.threadId, timestamp: stored.timestamp, flags: stored.flags, tags: tags,
-                     globalTags: stored.globalTags, localTags: stored.localTags, forwardInfo: stored.forwardInfo,
-                     authorId: stored.authorId, text: stored.text, attributes: stored.attributes, media: stored.media)
+    static func restored(_ message: Message, tags: MessageTags) -> StoreMessage {
+        let stored = message.storeMessage
+        return StoreMessage(id: stored.id, globallyUniqueId: stored.globallyUniqueId, groupingKey: stored.groupingKey,
+                            threadId: stored.threadId, timestamp: stored.timestamp, flags: stored.flags, tags: tags,
+                            globalTags: stored.globalTags, localTags: stored.localTags, forwardInfo: stored.forwardInfo,
+                            authorId: stored.authorId, text: stored.text, attributes: stored.attributes, media: stored.media)
     }
 
     /// Every stored message of a chat in the cloud namespace.
-    static func cloudMessages(_ peerId: PeerId, in transaction: Transaction) throws -> [StoredMessage] {
+    static func cloudMessages(_ peerId: PeerId, in transaction: Transaction) throws -> [Message] {
         try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.cloudMessages], anchor: nil,
                                           direction: .earlier, limit: Int(Int32.max))
     }
