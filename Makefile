@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblz4-dev pkg-config liblmdb-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build release test lint demo bench docs clean fuzz fuzz-smoke lazyfs test-sanitize
+.PHONY: deps build release test lint demo bench docs clean fuzz fuzz-smoke lazyfs test-sanitize example
 
 # Installs the Debian packages the build links against, only when they are missing.
 deps:
@@ -27,8 +27,13 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	$(SWIFT) run boxwood-bench --smoke
-	$(SWIFT) run boxwood-example-chat
+	$(MAKE) --no-print-directory example
 	@if [ "$(FUZZ_SMOKE)" = "0" ]; then echo "fuzz-smoke: skipped (FUZZ_SMOKE=0)"; else $(MAKE) --no-print-directory fuzz-smoke; fi
+
+# The embedding example, a separate package that depends on this checkout's products (README, "Adding Boxwood
+# to an app"): built in its own Examples/ChatApp/.build and run; it checks every step and exits 1 on a mismatch.
+example: deps
+	$(SWIFT) run --package-path Examples/ChatApp ChatApp
 
 # ThreadSanitizer on the concurrency and view suites, AddressSanitizer (with leak checks) on the decoding suites,
 # each in its own build directory (.build-tsan, .build-asan); any report fails. Run by .ci/run.
@@ -80,4 +85,4 @@ fuzz-smoke: deps
 	SWIFT=$(SWIFT) scripts/fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 
 clean:
-	rm -rf .build .build-fuzz demo-data
+	rm -rf .build .build-fuzz demo-data Examples/ChatApp/.build

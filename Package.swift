@@ -58,8 +58,6 @@ let package = Package(
             ]
         ),
         // The kill-and-reopen crash test: a child executable and the workload it shares with the test.
-        // The README's embedding example as an app would write it (public API only); `make test` runs it.
-        .executableTarget(name: "boxwood-example-chat", dependencies: ["Boxwood"], path: "Examples/ChatApp"),
         .target(name: "BoxwoodCrashWorkload", dependencies: ["BoxwoodStore"]),
         .executableTarget(name: "boxwood-crash-child", dependencies: ["BoxwoodStore", "BoxwoodCrashWorkload"]),
         // The processes of the multi-process tests.

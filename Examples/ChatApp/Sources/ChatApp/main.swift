@@ -74,6 +74,11 @@ func runExample() async throws {
 
     let aliceHistory = try await history.next()
     check(aliceHistory?.entries.map(\.text) == ["hello 1", "hello 2", "hello 3"], "Alice's history, oldest first")
+    check(aliceHistory?.entries.allSatisfy { ($0.author as? ChatUser)?.name == "Alice" } == true, "each message comes with its author")
+
+    // Renaming a peer re-renders the history that shows it.
+    try await postbox.transaction { tx in try tx.updatePeers([ChatUser(id: alice.id, name: "Alice L.")]) }
+    check(try await history.next()?.entries.first.flatMap { ($0.author as? ChatUser)?.name } == "Alice L.", "the history follows the author's new name")
     check(try await unread.next()?.state.messageCount == 4, "four unread messages")
 
     // Reading Alice's chat: the unread total follows.
@@ -96,7 +101,7 @@ func runExample() async throws {
         check(false, "the transaction should have thrown")
     } catch is AppFailure {
         let name = try await postbox.transaction { tx in (try tx.getPeer(alice.id) as? ChatUser)?.name }
-        check(name == "Alice", "a failed transaction is rolled back")
+        check(name == "Alice L.", "a failed transaction is rolled back")
     }
 
     // Errors: a path that cannot be a database says why, for a person to read.
