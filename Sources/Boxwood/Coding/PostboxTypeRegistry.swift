@@ -37,7 +37,6 @@ final class PostboxTypeRegistry: @unchecked Sendable {
     static let anonymousTypeHash: Int32 = 0
 
     private struct Registration {
-        let identity: PostboxTypeIdentity
         let type: Any.Type
         let factory: Factory
     }
@@ -45,6 +44,8 @@ final class PostboxTypeRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var registrations: [Int32: Registration] = [:]
     private var hashes: [ObjectIdentifier: Int32] = [:]
+    /// The name of each hash this process registered (always the registered type) or encoded (the first type
+    /// seen), for errors.
     private var knownTypes: [Int32: PostboxTypeIdentity] = [:]
 
     func register(_ type: any PostboxCoding.Type, factory: @escaping Factory) throws(PostboxTypeRegistrationError) {
@@ -53,10 +54,10 @@ final class PostboxTypeRegistry: @unchecked Sendable {
         guard hash != Self.anonymousTypeHash else { throw .reservedHash(type: identity) }
         lock.lock()
         defer { lock.unlock() }
-        if let existing = registrations[hash], existing.type != type {
-            throw .hashCollision(type: identity, registered: existing.identity, hash: hash)
+        if let existing = registrations[hash], existing.type != type, let registered = knownTypes[hash] {
+            throw .hashCollision(type: identity, registered: registered, hash: hash)
         }
-        registrations[hash] = Registration(identity: identity, type: type, factory: factory)
+        registrations[hash] = Registration(type: type, factory: factory)
         hashes[ObjectIdentifier(type)] = hash
         knownTypes[hash] = identity
     }
