@@ -146,4 +146,39 @@ import BoxwoodStore
             ])
         }
     }
+
+    /// After another process's commits the views are rebuilt, and a history view emits only when its window changed:
+    /// a commit to another chat, or a peer no message of it names, wakes it not.
+    @Test func externalCommitElsewhereWakesNoHistoryView() async throws {
+        let path = NSTemporaryDirectory() + "bw-rendering-external-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let postbox = try await Postbox.open(path: path, seedConfiguration: PostboxHistoryTests.seed)
+        let other = try await Postbox.open(path: path, seedConfiguration: PostboxHistoryTests.seed)
+        try await postbox.transaction { tx in try populate(tx) }
+        let recorder = ViewRecorder()
+        let key = PostboxViewQuery.messageHistory(peerId: Self.chat, count: 10).key
+        let disposable = postbox.combinedView(keys: [key], onNext: { recorder.record($0) }, onError: { recorder.recordError($0) })
+        _ = try await recorder.waitFor(count: 1)
+
+        try await other.transaction { tx in
+            try tx.addMessages([StoreMessage(id: .id(MessageId(peerId: Self.unrelated, namespace: 0, id: 1)), timestamp: 60, authorId: nil,
+                                             text: "elsewhere")], location: .random)
+            try tx.updatePeers([Self.user(Self.unrelated, "Nobody")])
+        }
+        try await postbox.transaction { _ in }   // sees the other instance's commit and rebuilds its views
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(recorder.count == 1, "a commit to another chat re-emitted the history view")
+
+        try await other.transaction { tx in
+            try tx.addMessages([StoreMessage(id: .id(MessageId(peerId: Self.chat, namespace: 0, id: 9)), timestamp: 70, authorId: Self.alice,
+                                             text: "here")], location: .random)
+        }
+        try await postbox.transaction { _ in }
+        let views = try await recorder.waitFor(count: 2)
+        let history = views.last?.views[key] as? MessageHistoryView
+        #expect(history?.entries.last?.text == "here" && history?.updateType == .updateVisible)
+        disposable.dispose()
+        try await other.close()
+        try await postbox.close()
+    }
 }

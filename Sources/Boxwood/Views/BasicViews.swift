@@ -16,8 +16,9 @@ final class MutablePostboxStateView: MutablePostboxView {
     }
 
     func refresh(tables: PostboxTables) throws -> Bool {
-        state = try tables.metadata.state()
-        return true
+        let fresh = try tables.metadata.state()
+        defer { state = fresh }
+        return !ViewValueComparison.sameEncoding(fresh, state)
     }
 
     func immutableView() -> any PostboxView { PostboxStateView(state: state) }
@@ -124,8 +125,12 @@ final class MutableMergedOperationLogView: MutablePostboxView {
     }
 
     func refresh(tables: PostboxTables) throws -> Bool {
-        entries = try tables.operationLog.getMergedEntries(tag, fromIndex: 0, limit: limit)
-        return true
+        let fresh = try tables.operationLog.getMergedEntries(tag, fromIndex: 0, limit: limit)
+        defer { entries = fresh }
+        return fresh.count != entries.count || !zip(fresh, entries).allSatisfy { a, b in
+            a.peerId == b.peerId && a.tag == b.tag && a.tagLocalIndex == b.tagLocalIndex && a.mergedIndex == b.mergedIndex
+                && ViewValueComparison.sameEncoding(a.contents, b.contents)
+        }
     }
 
     func immutableView() -> any PostboxView { MergedOperationLogView(entries: entries) }

@@ -106,8 +106,12 @@ final class MutableMessageHistoryView: MutablePostboxView {
         return true
     }
 
+    /// Reloads after other processes' commits; a change only when the window or its holes differ (a commit to
+    /// another chat wakes no history view).
     func refresh(tables: PostboxTables) throws -> Bool {
+        let before = (entries, holes)
         try load(tables)
+        guard holes != before.1 || !ViewValueComparison.same(entries, before.0) else { return false }
         updateType = .updateVisible
         return true
     }

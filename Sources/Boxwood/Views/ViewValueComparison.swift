@@ -52,6 +52,18 @@ enum ViewValueComparison {
         a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
     }
 
+    /// Whether two stored objects encode to the same bytes (for values with no `isEqual`, like the account state).
+    /// A value that fails to encode counts as different: the view then shows it anew rather than hide a change.
+    static func sameEncoding(_ a: (any PostboxCoding)?, _ b: (any PostboxCoding)?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?):
+            guard let left = try? PostboxEncoder.encodeRoot(a), let right = try? PostboxEncoder.encodeRoot(b) else { return false }
+            return left == right
+        default: return false
+        }
+    }
+
     /// Whether two dictionaries have the same keys with values equal by `same`.
     static func same<Key: Hashable, Value>(_ a: [Key: Value], _ b: [Key: Value], _ same: (Value, Value) -> Bool) -> Bool {
         guard a.count == b.count else { return false }
