@@ -24,7 +24,7 @@ import BoxwoodStore
         let postbox = try await Postbox.open(path: path, seedConfiguration: PostboxHistoryTests.seed)
         let chat = peer(0, 5)
         let historyKey = PostboxViewKey.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 3, tag: nil)
-        var iterator = postbox.combinedView(keys: [historyKey, .messageHistoryHoles, .chatList(groupId: .root, count: 10), .chatListHoles]).makeAsyncIterator()
+        var iterator = postbox.combinedView(keys: [historyKey, .messageHistoryHoles, .chatList(groupId: .root, anchor: nil, count: 10), .chatListHoles]).makeAsyncIterator()
         let initial = try await iterator.next()
         let history0 = initial?.views[historyKey] as? MessageHistoryView
         #expect(history0?.entries.isEmpty == true && history0?.updateType == .initial)
@@ -69,7 +69,7 @@ import BoxwoodStore
         defer { try? FileManager.default.removeItem(atPath: path) }
         let postbox = try await Postbox.open(path: path, seedConfiguration: PostboxHistoryTests.seed)
         let chats = (1...3).map { peer(0, Int64($0)) }
-        var keyList: [PostboxViewKey] = [.chatList(groupId: .root, count: 4), .chatList(groupId: .root, count: 50), .totalUnreadState(groupId: .root),
+        var keyList: [PostboxViewKey] = [.chatList(groupId: .root, anchor: nil, count: 4), .chatList(groupId: .root, anchor: nil, count: 50), .totalUnreadState(groupId: .root),
                                       .messageHistoryHoles, .chatListHoles]
         for chat in chats {
             keyList.append(.messageHistory(peerId: chat, namespace: 0, anchor: nil, count: 5, tag: nil))

@@ -50,7 +50,7 @@ import Testing
              try tx.getCombinedPeerReadState(alice)?.count,
              try tx.searchMessages("boxw").map(\.id))
         }
-        let chats = entries.compactMap { entry -> PeerId? in if case let .chat(peerId, _, _) = entry { return peerId } else { return nil } }
+        let chats = entries.compactMap { entry -> PeerId? in if case let .chat(item) = entry { return item.peerId } else { return nil } }
         #expect(chats == [bob, alice])       // newest top message first
         #expect(entries.contains { if case .hole = $0 { return true } else { return false } })
         #expect(holes.isEmpty)

@@ -23,7 +23,7 @@ import Testing
             .postboxState, .basicPeer(alice), .preferences(keys: [ValueBoxKey("other")]),
             .peerMergedOperationLog(tag: PeerOperationLogTag(3), limit: 10), .totalUnreadState(groupId: .root),
             .combinedReadState(peerId: alice), .messageHistory(peerId: alice, namespace: 0, anchor: nil, count: 10, tag: nil),
-            .chatList(groupId: .root, count: 10), .messageHistoryHoles, .chatListHoles, .peer(alice, components: [.cachedData]),
+            .chatList(groupId: .root, anchor: nil, count: 10), .messageHistoryHoles, .chatListHoles, .peer(alice, components: [.cachedData]),
             .peerChatState(alice), .cachedPeerData(alice), .peerPresences([alice]), .peerNotificationSettings([alice]),
             .contacts(includePresences: true), .isContact(alice), .messages([MessageId(peerId: alice, namespace: 0, id: 1)]),
             .orderedItemList(id: 7), .unsentMessages,

@@ -1,9 +1,3 @@
-/// One row of a chat list: a chat with its top message, or a hole the sync layer fills.
-public enum ChatListEntry: Hashable, Sendable {
-    case chat(PeerId, index: ChatListIndex, topMessage: MessageIndex?)
-    case hole(ChatListHole)
-}
-
 /// Message history, holes, read states and the chat list.
 extension Transaction {
     var history: MessageHistoryTables { get throws { try tables.history } }
@@ -109,14 +103,10 @@ extension Transaction {
         try history.chatList.setPinnedPeers(groupId: groupId, peerIds)
     }
 
-    /// Up to `count` (0: all) rows of a chat list below `index` (nil: from the top), in display order.
+    /// Up to `count` (0: all) rows of a chat list below `index` (nil: from the top), in display order, each chat
+    /// with its peer, rendered top message, read state and notification settings.
     public func getChatListEntries(groupId: PeerGroupId, before index: ChatListIndex? = nil, count: Int) throws -> [ChatListEntry] {
-        try history.chatList.earlierEntries(groupId: groupId, index: index, count: count).map { entry in
-            switch entry {
-            case let .message(index, top): return .chat(index.messageIndex.id.peerId, index: index, topMessage: top)
-            case let .hole(hole): return .hole(hole)
-            }
-        }
+        try ChatListItemLoader(tables: try tables).entries(groupId: groupId, before: index, count: count)
     }
 
     public func addChatListHole(groupId: PeerGroupId, _ hole: ChatListHole) throws {

@@ -121,45 +121,84 @@ final class MutableMessageHistoryView: MutablePostboxView {
     }
 }
 
-/// The first `count` rows of a chat-list group in display order (pinned first, then by top message), holes
-/// included.
+/// Up to `count` rows of a chat-list group in display order (pinned first, then by top message) — the first ones,
+/// or those below `anchor` for the next page — holes included, each chat with what its row shows
+/// (``ChatListItem``).
 public struct ChatListView: PostboxView {
     public let groupId: PeerGroupId
+    /// The row the page starts below (nil: the top of the list).
+    public let anchor: ChatListIndex?
     public let entries: [ChatListEntry]
 
-    var fingerprint: String { "\(entries)" }
+    /// Where the next page starts: the last row's index (pass it as the next view's or read's anchor).
+    public var nextPageAnchor: ChatListIndex? { entries.last?.index }
+
+    var fingerprint: String {
+        entries.map { entry -> String in
+            switch entry {
+            case let .chat(item):
+                let top = item.topMessage.map { "\($0.id) v\($0.stableVersion) \($0.text)" } ?? "-"
+                return "\(item.peerId)@\(item.index) top \(top) unread \(item.unreadCount) peers \(item.peers.count)"
+            case let .hole(hole):
+                return "hole \(hole)"
+            }
+        }.joined(separator: ", ")
+    }
 }
 
 final class MutableChatListView: MutablePostboxView {
     let groupId: PeerGroupId
+    let anchor: ChatListIndex?
     let count: Int
     private(set) var entries: [ChatListEntry] = []
+    /// The chats listed, the peers their rows resolve, and the chats of the messages their top messages refer to.
+    private var listed: Set<PeerId> = []
+    private var referencedPeerIds: Set<PeerId> = []
+    private var referencedChats: Set<PeerId> = []
 
-    init(groupId: PeerGroupId, count: Int, tables: PostboxTables) throws {
+    init(groupId: PeerGroupId, anchor: ChatListIndex?, count: Int, tables: PostboxTables) throws {
         self.groupId = groupId
+        self.anchor = anchor
         self.count = max(1, count)
-        entries = try Self.load(groupId, self.count, tables)
+        try load(tables)
     }
 
-    static func load(_ groupId: PeerGroupId, _ count: Int, _ tables: PostboxTables) throws -> [ChatListEntry] {
-        try tables.history.chatList.earlierEntries(groupId: groupId, index: nil, count: count).map { entry in
-            switch entry {
-            case let .message(index, top): return .chat(index.messageIndex.id.peerId, index: index, topMessage: top)
-            case let .hole(hole): return .hole(hole)
-            }
-        }
+    private func load(_ tables: PostboxTables) throws {
+        entries = try ChatListItemLoader(tables: tables).entries(groupId: groupId, before: anchor, count: count)
+        let items = entries.compactMap { entry -> ChatListItem? in if case let .chat(item) = entry { item } else { nil } }
+        listed = Set(items.map(\.peerId))
+        referencedPeerIds = Set(items.flatMap(\.referencedPeerIds))
+        referencedChats = Set(items.flatMap { $0.topMessage?.associatedMessageIds.map(\.peerId) ?? [] })
     }
 
+    /// Reloads when the group's order changed or when something a row shows changed: a listed chat's history (its
+    /// top message edited, its read state), a peer a row resolves, a read state or notification settings.
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
-        guard !(changes.chatListOperations[groupId]?.isEmpty ?? true) else { return false }
+        let touched = !(changes.chatListOperations[groupId]?.isEmpty ?? true)
+            || ViewValueComparison.touches(listed, changes.operationsByPeerId)
+            || ViewValueComparison.touches(referencedChats, changes.operationsByPeerId)
+            || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
+            || ViewValueComparison.touches(listed, changes.alteredInitialPeerCombinedReadStates)
+            || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeerNotificationSettings)
+        guard touched else { return false }
         return try refresh(tables: tables)
     }
 
     func refresh(tables: PostboxTables) throws -> Bool {
-        let fresh = try Self.load(groupId, count, tables)
-        defer { entries = fresh }
-        return fresh != entries
+        let before = entries
+        try load(tables)
+        return !Self.same(before, entries)
     }
 
-    func immutableView() -> any PostboxView { ChatListView(groupId: groupId, entries: entries) }
+    static func same(_ a: [ChatListEntry], _ b: [ChatListEntry]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { pair in
+            switch pair {
+            case let (.chat(x), .chat(y)): return x.isSame(as: y)
+            case let (.hole(x), .hole(y)): return x == y
+            default: return false
+            }
+        }
+    }
+
+    func immutableView() -> any PostboxView { ChatListView(groupId: groupId, anchor: anchor, entries: entries) }
 }

@@ -32,7 +32,7 @@ public enum PostboxViewKey: Hashable, Sendable {
     /// one namespace, optionally only those with `tag`; with the holes it overlaps.
     case messageHistory(peerId: PeerId, namespace: MessageId.Namespace, anchor: MessageIndex?, count: Int, tag: MessageTags?)
     /// The first `count` rows of a chat-list group.
-    case chatList(groupId: PeerGroupId, count: Int)
+    case chatList(groupId: PeerGroupId, anchor: ChatListIndex?, count: Int)
     /// The holes all live history views show (emits only when that set changes).
     case messageHistoryHoles
     /// The holes all live chat-list views show (emits only when that set changes).
@@ -73,7 +73,7 @@ public enum PostboxViewKey: Hashable, Sendable {
         switch self {
         case let .messageHistory(peerId, namespace, anchor, count, tag):
             return try MutableMessageHistoryView(peerId: peerId, namespace: namespace, anchor: anchor, count: count, tag: tag, tables: tables)
-        case let .chatList(groupId, count): return try MutableChatListView(groupId: groupId, count: count, tables: tables)
+        case let .chatList(groupId, anchor, count): return try MutableChatListView(groupId: groupId, anchor: anchor, count: count, tables: tables)
         case .messageHistoryHoles: return MutableDerivedSetView.messageHistoryHoles(tracker: tracker)
         case .chatListHoles: return MutableDerivedSetView.chatListHoles(tracker: tracker)
         case .postboxState: return try MutablePostboxStateView(tables: tables)

@@ -61,8 +61,11 @@ extension PostboxViewQuery where View == MessageHistoryView {
 }
 
 extension PostboxViewQuery where View == ChatListView {
-    /// The first `count` rows of a chat-list group.
-    public static func chatList(groupId: PeerGroupId = .root, count: Int) -> Self { Self(.chatList(groupId: groupId, count: count)) }
+    /// `count` rows of a chat-list group: the first ones, or those below `anchor` (a page further down: pass the
+    /// previous page's ``ChatListView/nextPageAnchor``).
+    public static func chatList(groupId: PeerGroupId = .root, anchor: ChatListIndex? = nil, count: Int) -> Self {
+        Self(.chatList(groupId: groupId, anchor: anchor, count: count))
+    }
 }
 
 extension PostboxViewQuery where View == MessageHistoryHolesView {

@@ -9,27 +9,21 @@ struct ChatListRow: Sendable {
     let muted: Bool
 }
 
-/// Reads the rows of a chat-list view snapshot (names, read states, newest messages) in one transaction.
+/// Turns a chat-list view snapshot into the demo's rows: the snapshot carries each chat's peer, rendered top
+/// message, read state and notification settings, so nothing is read again.
 enum ChatListScreen {
-    static func rows(_ view: ChatListView, postbox: Postbox) async throws -> [ChatListRow] {
-        try await postbox.transaction { transaction in
-            var rows: [ChatListRow] = []
-            for entry in view.entries {
-                guard case let .chat(peerId, _, top) = entry else { continue }
-                let peer = try transaction.getPeer(peerId)
-                let name = (peer as? SyncUser)?.displayName ?? (peer as? SyncChat)?.title
-                    ?? (peerId.namespace == SyncNamespaces.secretChat ? "🔒 secret chat \(peerId.id)" : "\(peerId)")
-                var unread: Int32 = 0
-                if let state = try transaction.getCombinedPeerReadState(peerId) { unread = state.states.values.reduce(0) { $0 + $1.count } }
-                var preview = ""
-                if let top, let message = try transaction.getMessage(top.id) {
-                    preview = (message.flags.contains(.incoming) ? "" : "you: ") + message.text
-                    if message.flags.contains(.unsent) { preview = "⏳ " + preview }
-                }
-                let muted = (try transaction.getPeerNotificationSettings(peerId) as? SyncNotificationSettings).map { $0.muteUntil != 0 } ?? false
-                rows.append(ChatListRow(name: name, unread: unread, preview: preview, muted: muted))
+    static func rows(_ view: ChatListView) -> [ChatListRow] {
+        view.entries.compactMap { entry -> ChatListRow? in
+            guard case let .chat(item) = entry else { return nil }
+            let name = (item.peer as? SyncUser)?.displayName ?? (item.peer as? SyncChat)?.title
+                ?? (item.peerId.namespace == SyncNamespaces.secretChat ? "🔒 secret chat \(item.peerId.id)" : "\(item.peerId)")
+            var preview = ""
+            if let message = item.topMessage {
+                preview = (message.flags.contains(.incoming) ? "" : "you: ") + message.text
+                if message.flags.contains(.unsent) { preview = "⏳ " + preview }
             }
-            return rows
+            let muted = (item.notificationSettings as? SyncNotificationSettings).map { $0.muteUntil != 0 } ?? false
+            return ChatListRow(name: name, unread: item.unreadCount, preview: preview, muted: muted)
         }
     }
 

@@ -18,7 +18,6 @@ final class DemoScreen: @unchecked Sendable {
         let unread = PostboxViewQuery.totalUnreadState()
         let state = PostboxViewQuery.postboxState
         let stream = postbox.combinedView(keys: [chatList.key, unread.key, state.key])
-        let postbox = postbox
         let output = output
         task = Task {
             var updates = 0
@@ -30,7 +29,7 @@ final class DemoScreen: @unchecked Sendable {
                     guard let list = combined[chatList] else { continue }
                     let total = combined[unread]?.state.messageCount ?? 0
                     let pts = (combined[state]?.state as? SyncAccountState)?.pts
-                    let rows = try await ChatListScreen.rows(list, postbox: postbox)
+                    let rows = ChatListScreen.rows(list)
                     output.chatList(ChatListScreen.render(rows, width: 100),
                                     summary: "\(total) unread, pts \(pts.map(String.init) ?? "–"), view update #\(updates)")
                     try await Task.sleep(for: .milliseconds(200))

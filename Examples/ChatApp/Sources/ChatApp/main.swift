@@ -59,18 +59,14 @@ func runExample() async throws {
         check(result.existing.isEmpty, "four new messages")
     }
 
-    // Render the chat list: peer names and the top message's text, newest first.
+    // Render the chat list: each row carries the peer, the top message and the unread count; no further reads.
     let list = try await chatList.next()
-    let rows = try await postbox.transaction { tx -> [String] in
-        try (list?.entries ?? []).compactMap { entry -> String? in
-            guard case let .chat(peerId, _, topMessage) = entry else { return nil }
-            let name = (try tx.getPeer(peerId) as? ChatUser)?.name ?? "?"
-            let text = try topMessage.flatMap { try tx.getMessage($0.id) }?.text ?? ""
-            return "\(name): \(text)"
-        }
+    let rows = (list?.entries ?? []).compactMap { entry -> String? in
+        guard case let .chat(item) = entry else { return nil }
+        return "\((item.peer as? ChatUser)?.name ?? "?"): \(item.topMessage?.text ?? "") (\(item.unreadCount) unread)"
     }
     print(rows.map { "  " + $0 }.joined(separator: "\n"))
-    check(rows == ["Bob: hi from Bob", "Alice: hello 3"], "the chat list shows both chats, newest first")
+    check(rows == ["Bob: hi from Bob (1 unread)", "Alice: hello 3 (3 unread)"], "the chat list shows both chats, newest first")
 
     let aliceHistory = try await history.next()
     check(aliceHistory?.entries.map(\.text) == ["hello 1", "hello 2", "hello 3"], "Alice's history, oldest first")
