@@ -21,6 +21,8 @@ public actor OutboundQueue {
     private var busyPeers: Set<PeerId> = []
     private var latest: [PeerOperationLogTag: [PeerOperationLogEntry]] = [:]
     private var watchTasks: [Task<Void, Never>] = []
+    /// The task sending each entry in flight, cancelled by ``stop()``.
+    private var sendTasks: [EntryKey: Task<Void, Never>] = [:]
     /// Operations whose answer was stored.
     public private(set) var completed = 0
 
@@ -94,10 +96,17 @@ public actor OutboundQueue {
         stop()
     }
 
+    /// Stops the consumers promptly: the watches and the sends in flight are cancelled and nothing new starts.
+    /// The entries stay queued in the database; the next ``start()`` sends them.
     public func stop() {
         for task in watchTasks { task.cancel() }
         watchTasks = []
+        for task in sendTasks.values { task.cancel() }
+        latest = [:]
     }
+
+    /// Whether the consumers run (between ``start()`` and ``stop()``).
+    private var isRunning: Bool { !watchTasks.isEmpty }
 
     /// Whether an entry is being sent or waits in a queue the consumer has seen.
     public var isBusy: Bool { !inFlight.isEmpty || latest.values.contains { !$0.isEmpty } }
@@ -110,6 +119,7 @@ public actor OutboundQueue {
     /// Starts the first waiting entry of every peer that has nothing in flight (one request per peer at a time,
     /// in queue order).
     private func schedule() {
+        guard isRunning else { return }
         for tag in latest.keys.sorted() {
             for entry in latest[tag] ?? [] {
                 let key = EntryKey(peerId: entry.peerId, tag: entry.tag, tagLocalIndex: entry.tagLocalIndex)
@@ -117,7 +127,7 @@ public actor OutboundQueue {
                 inFlight.insert(key)
                 busyPeers.insert(entry.peerId)
                 let contents = entry.contents
-                Task { await self.process(key: key, contents: contents) }
+                sendTasks[key] = Task { await self.process(key: key, contents: contents) }
             }
         }
     }
@@ -140,9 +150,12 @@ public actor OutboundQueue {
             // Throws only when cancelled; the entry is tried again either way.
             try? await Task.sleep(for: manager.configuration.retryInitialDelay)
         } catch {
-            // `.stopped`: the manager stopped; the entry is left for the next run.
+            // `.stopped`: the manager stopped, so every send would end the same way at once: the queue stops (the
+            // entry is left for the next run) instead of starting the entry again and again.
+            stop()
         }
         if stored { completed += 1 }
+        sendTasks[key] = nil
         busyPeers.remove(key.peerId)
         if let entries = latest[key.tag] {
             latest[key.tag] = entries.filter { !($0.peerId == key.peerId && $0.tagLocalIndex == key.tagLocalIndex) || !stored }
