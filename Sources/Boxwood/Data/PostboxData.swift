@@ -20,9 +20,7 @@ public struct PostboxDataItem<Value: Sendable>: Sendable {
                             _ value: @escaping @Sendable (View) -> Value) {
         read = { postbox in
             try await postbox.transaction { tx in
-                let view = try query.key.makeView(tables: try tx.tables, tracker: postbox.viewTracker).immutableView()
-                // The query pairs its key with the view type the key builds.
-                return value(view as! View)
+                try value(query.makeSnapshot(tables: try tx.tables, tracker: postbox.viewTracker))
             }
         }
         follow = { postbox in

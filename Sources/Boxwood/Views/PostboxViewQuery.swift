@@ -17,6 +17,24 @@ public struct PostboxViewQuery<View: PostboxView>: Hashable, Sendable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    /// The view built from the tables now, once (not registered).
+    /// - Throws: What building the view throws; a ``PostboxViewError`` if the key built another view type (the
+    ///   factories below pair each key with its type, so this is a bug in Boxwood, reported rather than trapped).
+    func makeSnapshot(tables: PostboxTables, tracker: ViewTracker) throws -> View {
+        let view = try key.makeView(tables: tables, tracker: tracker).immutableView()
+        guard let typed = view as? View else {
+            throw PostboxViewError(key: key, underlying: ViewTypeMismatch(expected: "\(View.self)", built: "\(type(of: view))"))
+        }
+        return typed
+    }
+}
+
+/// A query's key built a view of another type than the query names (a Boxwood bug).
+struct ViewTypeMismatch: Error, CustomStringConvertible {
+    let expected: String
+    let built: String
+    var description: String { "the view key built a \(built), not the \(expected) its query names" }
 }
 
 extension PostboxViewQuery where View == PostboxStateView {
