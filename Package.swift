@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -33,7 +34,7 @@ let package = Package(
         .target(name: "BoxwoodPlatform", dependencies: ["CBoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         // A pure-Swift LZ4 block codec (the same bytes as liblz4's block format; builds on every platform).
         .target(name: "BoxwoodLZ4"),
-        .target(name: "BoxwoodStore", dependencies: [.target(name: "CLZ4", condition: .when(platforms: [.linux])), "BoxwoodLZ4", "CPrefetch", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Atomics", package: "swift-atomics")]),
+        .target(name: "BoxwoodStore", dependencies: [.target(name: "CLZ4", condition: .when(platforms: [.linux])), "BoxwoodLZ4", "CPrefetch", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Atomics", package: "swift-atomics"), .product(name: "Crypto", package: "swift-crypto")]),
         // The full-text index, built on the engine's tables (see docs/full-text-index.md).
         .target(name: "BoxwoodFullText", dependencies: ["BoxwoodStore", "BoxwoodPlatform"]),
         // Test doubles of the engine's file seam: a simulated disk that loses unsynced writes on a power cut, and

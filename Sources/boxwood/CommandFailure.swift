@@ -69,7 +69,7 @@ struct CommandFailure: Error {
         case .lockTimeout, .readerSlotsFull, .incompatibleLockScheme:
             return ExitStatus.locked
         case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch, .reservedTableId, .outOfBounds, .invalidFullTextTable,
-             .notABoxwoodDatabase, .destinationExists, .symbolicLink:
+             .notABoxwoodDatabase, .destinationExists, .symbolicLink, .wrongKey, .encryptionKeyRequired:
             return ExitStatus.badInput
         default:
             return ExitStatus.failure

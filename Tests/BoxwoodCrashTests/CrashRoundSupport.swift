@@ -73,6 +73,8 @@ struct CrashChildLauncher {
     let stderrPath: String
     /// How much of the child's stderr a run keeps: a crash backtrace can be long, its start says enough.
     let stderrLimit: Int
+    /// How the child encrypts the database (`CrashEncryption`).
+    var encryption: CrashEncryption = .plain
 
     /// Spawns a child that runs `transactions` transactions after `committed`, stops it as `stop` says and reaps
     /// it, taking its stdout lines `A n` (transaction n acknowledged) and `C n` (acknowledged, a checkpoint
@@ -83,7 +85,8 @@ struct CrashChildLauncher {
         let process: CrashChild
         do {
             process = try CrashChild(executable: executable, arguments: [
-                databasePath, String(seed), durability.rawValue, String(committed + 1), String(transactions)], stderrPath: stderrPath)
+                databasePath, String(seed), durability.rawValue, String(committed + 1), String(transactions), encryption.rawValue],
+                stderrPath: stderrPath)
         } catch {
             fail("\(error)")
             return nil

@@ -98,6 +98,8 @@ struct ModelRunConfig {
     var durability: Durability? = nil
     /// nil: pick a checkpoint threshold at random at every (re)open.
     var checkpointWALBytes: UInt64? = nil
+    /// Encrypt the database (`EncryptionFixtures.parameters`), with a tiny decrypted-page cache at some opens.
+    var encryption: ValueBoxEncryptionParameters? = nil
     var reopenProbability = 1.0 / 120   // per transaction boundary
     var crashProbability = 1.0 / 250
     var checkpointProbability = 1.0 / 40
@@ -257,6 +259,10 @@ private final class ModelRun {
             o.checkpointWALBytes = choices[rng.below(choices.count)]
         }
         if rng.chance(0.1) { o.checkpointMemoryBytes = 1 << 20 }
+        if let encryption = config.encryption {
+            o.encryption = encryption
+            if rng.chance(0.3) { o.decryptedPageCacheBytes = rng.chance(0.5) ? 0 : 64 << 10 }
+        }
         if rng.chance(0.1) { o.compressionThreshold = rng.chance(0.5) ? 64 : Int.max }
         return o
     }
@@ -760,5 +766,15 @@ private final class ModelRun {
         config.reopenProbability = 1.0 / 30
         config.bigValueProbability = 0.0005
         try ModelTests.runModel(config, baseSeed: seed, name: "frequent checkpoints, \(durability)")
+    }
+
+    /// An encrypted database: every operation, crash copies and reopens, frequent checkpoints (so that most
+    /// reads decrypt pages), a decrypted-page cache trimmed to nothing at some opens.
+    @Test func encryptedAgainstModel() throws {
+        let seed = ModelTests.baseSeed()
+        var config = ModelRunConfig(seed: seed &+ 0x2000, operations: 100_000)
+        config.encryption = EncryptionFixtures.parameters
+        config.reopenProbability = 1.0 / 40
+        try ModelTests.runModel(config, baseSeed: seed, name: "encrypted")
     }
 }

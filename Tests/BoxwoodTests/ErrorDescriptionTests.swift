@@ -48,6 +48,9 @@ struct ErrorDescriptionTests {
             .symbolicLink(path: database + "/data"),
             .compactionFileBlocked(path: database + "/data.compact"),
             .destinationExists(path: "/backups/account.db"),
+            .encryptionKeyRequired(path: database + "/data"),
+            .wrongKey(path: database + "/data"),
+            .cryptographyFailed(operation: "sealing page 7", reason: "invalid parameter"),
         ]
         return cases.map { ($0, path(of: $0)) }
     }()
@@ -62,10 +65,10 @@ struct ErrorDescriptionTests {
             return path
         case let .checksumMismatch(file, _, _), let .corrupted(file, _, _):
             return file
-        case .lockTimeout, .readerSlotsFull:
-            return database   // the database directory, not its header file
+        case .lockTimeout, .readerSlotsFull, .encryptionKeyRequired, .wrongKey:
+            return database   // the database directory, not its header or data file
         case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch, .noActiveTransaction, .transactionAlreadyActive, .closed,
-             .transactionTooLarge, .outOfBounds, .invalidFullTextTable, .reservedTableId:
+             .transactionTooLarge, .outOfBounds, .invalidFullTextTable, .reservedTableId, .cryptographyFailed:
             return nil
         }
     }

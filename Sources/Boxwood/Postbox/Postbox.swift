@@ -63,16 +63,35 @@ public final class Postbox: @unchecked Sendable {
     ///   ``PostboxError/noUpgradePath(from:to:)`` when a step is missing; engine errors as `BoxwoodError`;
     ///   ``PostboxTypeRegistrationError`` when the library's ``CodableEntry`` cannot be registered (an app type
     ///   took the name `"CodableEntry"`).
+    ///
+    /// Encryption, as Postbox's `openPostbox`: `encryptionParameters` (when given) replaces `options.encryption`
+    /// (see docs/encryption.md). With `removeDatabaseOnError`, a database that cannot be decrypted — the key or
+    /// salt is not its own (``BoxwoodError/wrongKey(path:)``), or it is encrypted and no key was given — is
+    /// deleted and created again, empty; never for a read-only open, which throws the error instead. Other
+    /// errors (a damaged file, a full disk) are thrown whatever the flag: they are not a lost key.
     public static func open(path: String, seedConfiguration: SeedConfiguration = SeedConfiguration(), userVersion: Int32 = 1,
                             upgrades: [PostboxUpgrade] = [], options: ValueBoxOptions = ValueBoxOptions(),
+                            encryptionParameters: ValueBoxEncryptionParameters? = nil, removeDatabaseOnError: Bool = false,
                             useCaches: Bool = true) async throws -> Postbox {
         let queue = DispatchQueue(label: "org.boxwood.postbox", qos: .userInitiated)
         // The tag is the identity of an object that lives as long as the queue does: the queue itself.
         let queueTag = ObjectIdentifier(queue)
         queue.setSpecific(key: queueKey, value: queueTag)
+        var options = options
+        if let encryptionParameters { options.encryption = encryptionParameters }
+        let openOptions = options
         return try await run(on: queue) {
-            let postbox = try Postbox(path: path, seedConfiguration: seedConfiguration, userVersion: userVersion,
-                                      options: options, useCaches: useCaches, queue: queue, queueTag: queueTag)
+            let postbox: Postbox
+            do {
+                postbox = try Postbox(path: path, seedConfiguration: seedConfiguration, userVersion: userVersion,
+                                      options: openOptions, useCaches: useCaches, queue: queue, queueTag: queueTag)
+            } catch let error as BoxwoodError where removeDatabaseOnError && !openOptions.readOnly && error.isUndecryptable {
+                PostboxLog.logger.error("the database cannot be decrypted; removing it and creating it again (removeDatabaseOnError)",
+                                        metadata: ["path": "\(path)", "error": "\(error)"])
+                try ValueBox.removeDatabaseFiles(at: path)
+                postbox = try Postbox(path: path, seedConfiguration: seedConfiguration, userVersion: userVersion,
+                                      options: openOptions, useCaches: useCaches, queue: queue, queueTag: queueTag)
+            }
             do {
                 try postbox.bringToUserVersion(upgrades)
             } catch {

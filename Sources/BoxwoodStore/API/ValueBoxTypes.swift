@@ -98,6 +98,14 @@ public struct ValueBoxOptions: Sendable {
     /// value box — in this or another process — to release the writer lock before it throws
     /// `.lockTimeout`. Default 10 seconds.
     public var lockTimeout: Double = 10
+    /// The key and salt of an encrypted database (see ``ValueBoxEncryptionParameters`` and docs/encryption.md).
+    /// A new database is created encrypted; an encrypted one opens only with its own key and salt
+    /// (``BoxwoodError/wrongKey(path:)``, ``BoxwoodError/encryptionKeyRequired(path:)``); a plain one stays plain
+    /// unless ``ValueBoxEncryptionParameters/forceEncryptionIfNoSet`` is set. Default nil: a plain database.
+    public var encryption: ValueBoxEncryptionParameters? = nil
+    /// In an encrypted database, decrypted pages are kept in memory up to about this many bytes (trimmed between
+    /// operations, branch pages last). Default 64 MiB.
+    public var decryptedPageCacheBytes = 64 << 20
 
     public init(durability: Durability = .normal, readOnly: Bool = false) {
         self.durability = durability

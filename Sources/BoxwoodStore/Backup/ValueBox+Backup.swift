@@ -46,9 +46,23 @@ extension ValueBox {
 
     /// Writes a consistent copy of the database, as of one snapshot, to the new directory `destination`, without
     /// blocking writers. Not allowed inside a transaction or a read snapshot (the copy must be of committed state
-    /// the call chooses). `progress` is called every few thousand entries and at the end.
+    /// the call chooses). `progress` is called every few thousand entries and at the end. The copy is encrypted
+    /// under the same key when this database is (with a file id of its own), plain otherwise.
     @discardableResult
     public func backup(to destination: String, progress: ((BackupProgress) -> Void)? = nil) throws(BoxwoodError) -> BackupResult {
+        try backup(to: destination, encryption: isEncrypted ? encryptionParameters : nil, progress: progress)
+    }
+
+    /// Writes a copy encrypted under `encryptionParameters` (Postbox's `exportEncrypted(to:encryptionParameters:)`),
+    /// or a plain copy when it is nil, whatever this database's own encryption; otherwise as ``backup(to:progress:)``.
+    @discardableResult
+    public func exportEncrypted(to destination: String, encryptionParameters: ValueBoxEncryptionParameters?,
+                                progress: ((BackupProgress) -> Void)? = nil) throws(BoxwoodError) -> BackupResult {
+        try backup(to: destination, encryption: encryptionParameters, progress: progress)
+    }
+
+    private func backup(to destination: String, encryption: ValueBoxEncryptionParameters?,
+                        progress: ((BackupProgress) -> Void)?) throws(BoxwoodError) -> BackupResult {
         if isClosed { throw .closed }
         if transaction != nil { throw .transactionAlreadyActive }
         if isPinned { throw .transactionAlreadyActive }
@@ -58,7 +72,7 @@ extension ValueBox {
         let partial = destination + ".partial-" + String(random.next(), radix: 16)
         try fileSystem.createDirectory(partial)
         do throws(BoxwoodError) {
-            let result = try withSnapshot { () throws(BoxwoodError) in try writeBackup(into: partial, progress: progress) }
+            let result = try withSnapshot { () throws(BoxwoodError) in try writeBackup(into: partial, encryption: encryption, progress: progress) }
             try fileSystem.removeFile(partial + "/" + ValueBox.headerFileName)
             for name in [ValueBox.dataFileName, ValueBox.walFileName] {
                 let file = try fileSystem.open(partial + "/" + name, create: false, readOnly: true)
@@ -83,8 +97,10 @@ extension ValueBox {
     }
 
     /// Copies the pinned snapshot into a new database at `directory`; returns what it copied.
-    private func writeBackup(into directory: String, progress: ((BackupProgress) -> Void)?) throws(BoxwoodError) -> BackupResult {
+    private func writeBackup(into directory: String, encryption: ValueBoxEncryptionParameters?,
+                             progress: ((BackupProgress) -> Void)?) throws(BoxwoodError) -> BackupResult {
         var copyOptions = ValueBoxOptions()
+        copyOptions.encryption = encryption
         copyOptions.compressionThreshold = options.compressionThreshold
         copyOptions.lockTimeout = options.lockTimeout
         let copy = try ValueBox(path: directory, options: copyOptions, fileSystem: fileSystem)

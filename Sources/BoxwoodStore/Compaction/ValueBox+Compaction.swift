@@ -57,10 +57,15 @@ extension ValueBox {
     /// read-only value box. `progress` is called every few thousand entries and at the end.
     @discardableResult
     public func compact(progress: ((CompactionProgress) -> Void)? = nil) throws(BoxwoodError) -> CompactionResult {
-        try withFileMaintenanceLock { () throws(BoxwoodError) in try compactLocked(progress: progress) }
+        try withFileMaintenanceLock { () throws(BoxwoodError) in
+            try compactLocked(progress: progress, target: try sameKindDataFileLayout(), parameters: encryptionParameters)
+        }
     }
 
-    private func compactLocked(progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> CompactionResult {
+    /// Writes the compacted copy with `target` (the current file's kind, or another key: see `rekey(to:)`) and swaps
+    /// it in; from the swap on, this value box opens data files with `parameters`.
+    func compactLocked(progress: ((CompactionProgress) -> Void)?, target: DataFileLayout,
+                       parameters: ValueBoxEncryptionParameters?) throws(BoxwoodError) -> CompactionResult {
         let dataPath = path + "/" + ValueBox.dataFileName
         let temporaryPath = path + "/" + ValueBox.compactionFileName
         try refuseLinkedDatabaseFiles()
@@ -79,7 +84,7 @@ extension ValueBox {
         var entries = 0
         do {
             if let modes, let dataPermissions { try modes.setPermissions(temporaryPath, dataPermissions) }
-            (newMeta, entries) = try writeCompactedFile(output, progress: progress)
+            (newMeta, entries) = try writeCompactedFile(output, layout: target, progress: progress)
             try output.sync()
             output.close()
         } catch {
@@ -91,6 +96,8 @@ extension ValueBox {
         header?.writerIsChangingFiles = true
         do {
             try fileSystem.rename(temporaryPath, to: dataPath)
+            // The file under the name is the new one now, whatever fails next: recovery must open it.
+            encryptionParameters = parameters
             try fileSystem.syncDirectory(path)
             try adoptDataFile(expecting: newMeta)
         } catch {
@@ -99,13 +106,16 @@ extension ValueBox {
         }
         newMeta = meta
         publishState()
-        return CompactionResult(bytesBefore: bytesBefore, bytesAfter: newMeta.pageCount * UInt64(PageLayout.pageSize),
+        return CompactionResult(bytesBefore: bytesBefore, bytesAfter: pager.layout.fileSize(pageCount: newMeta.pageCount),
                                 freePagesBefore: freeBefore, entries: entries)
     }
 
-    /// Writes the compacted copy of the current (checkpointed) state into `output` and returns its meta.
-    private func writeCompactedFile(_ output: StorageFile, progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> (MetaPage, Int) {
-        let writer = PageRunWriter(file: output)
+    /// Writes the compacted copy of the current (checkpointed) state into `output`, with `layout` (its encryption
+    /// header first when encrypted), and returns its meta.
+    private func writeCompactedFile(_ output: StorageFile, layout: DataFileLayout,
+                                    progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> (MetaPage, Int) {
+        try layout.writeHeader(to: output)
+        let writer = PageRunWriter(file: output, layout: layout)
         let allocator = PageAllocator(firstNewPage: 2)
         // Catalog totals come from the file (each < 2^62, see `Catalog.decode`): summed without trapping, for
         // progress reports only.
@@ -159,8 +169,8 @@ extension ValueBox {
                                masterClientId: state.masterClientId)
         var older = newMeta
         older.generation = meta.generation
-        for m in [older, newMeta] { try writeMeta(m, to: output, sync: false) }   // the file is synced before its rename
-        progress?(CompactionProgress(entriesCopied: copied, entriesTotal: total, bytesWritten: writer.bytesWritten + 2 * UInt64(PageLayout.pageSize)))
+        for m in [older, newMeta] { try writeMeta(m, to: output, layout: layout, sync: false) }   // the file is synced before its rename
+        progress?(CompactionProgress(entriesCopied: copied, entriesTotal: total, bytesWritten: layout.fileSize(pageCount: 2) + writer.bytesWritten))
         return (newMeta, copied)
     }
 
@@ -191,8 +201,11 @@ extension ValueBox {
     func adoptDataFile(expecting expected: MetaPage) throws(BoxwoodError) {
         let file = try openStorageFile(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
         let chosen: MetaPage
+        let layout: DataFileLayout
         do {
-            chosen = try readMeta(file, size: try file.size()).0
+            let size = try file.size()
+            layout = try dataFileLayout(of: file, size: size)
+            chosen = try readMeta(file, size: size, layout: layout).0
         } catch {
             file.close()
             throw error
@@ -201,7 +214,7 @@ extension ValueBox {
             file.close()
             throw .corrupted(file: file.path, page: nil, reason: "the compacted file does not hold the meta that was written")
         }
-        try installDataFile(file, meta: chosen)
+        try installDataFile(file, layout: layout, meta: chosen)
     }
 }
 

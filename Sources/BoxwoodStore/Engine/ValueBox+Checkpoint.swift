@@ -123,7 +123,7 @@ extension ValueBox {
         pager.modificationCount &+= 1
 
         // 4b. Cut the file after the last page the new meta uses (pages past it are free in both metas).
-        let end = newMeta.pageCount * UInt64(PageLayout.pageSize)
+        let end = pager.layout.fileSize(pageCount: newMeta.pageCount)
         if try dataFile.size() > end {
             try dataFile.truncate(to: end)
             if sync { try dataFile.sync() }
@@ -148,15 +148,16 @@ extension ValueBox {
         if try header?.hasLiveReader(olderThan: meta.generation, ownSlot: readerSlot) ?? false { return }
         header?.writerIsChangingFiles = true
         let runPages = 64
-        let zeros = UnsafeMutableRawPointer.allocate(byteCount: runPages * PageLayout.pageSize, alignment: 4096)
+        let layout = pager.layout
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: runPages * layout.slotSize, alignment: 4096)
         defer { zeros.deallocate() }
-        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: runPages * PageLayout.pageSize)
+        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: runPages * layout.slotSize)
         let pages = pager.freeSpace.free.sorted()
         var i = 0
         while i < pages.count {
             var n = 1
             while i + n < pages.count && n < runPages && pages[i + n] == pages[i] + UInt64(n) { n += 1 }
-            try dataFile.write(zeros, count: n * PageLayout.pageSize, offset: pages[i] * UInt64(PageLayout.pageSize))
+            try dataFile.write(zeros, count: n * layout.slotSize, offset: layout.offset(of: pages[i]))
             for page in pages[i..<(i + n)] { pager.clearVerified(page) }
             i += n
         }
@@ -176,17 +177,18 @@ extension ValueBox {
 }
 
 extension ValueBox {
-    /// Writes `meta` into its slot of `file` (the data file unless given: compaction writes a new one) and, when
-    /// `sync`, makes it durable. The engine's only meta writer. A meta beyond the format's limits
-    /// (`MetaPage.problem`: reachable only from a forged file, e.g. a generation or sequence next to 2^62) is
-    /// refused: open would reject it, and fall back to the older meta.
-    func writeMeta(_ meta: MetaPage, to file: StorageFile? = nil, sync: Bool) throws(BoxwoodError) {
+    /// Writes `meta` into its slot of `file` with `layout` (the data file and its layout unless given: compaction
+    /// writes a new one) and, when `sync`, makes it durable. The engine's only meta writer. A meta beyond the
+    /// format's limits (`MetaPage.problem`: reachable only from a forged file, e.g. a generation or sequence next
+    /// to 2^62) is refused: open would reject it, and fall back to the older meta.
+    func writeMeta(_ meta: MetaPage, to file: StorageFile? = nil, layout: DataFileLayout? = nil, sync: Bool) throws(BoxwoodError) {
         let file: StorageFile = file ?? dataFile
+        let layout = layout ?? pager.layout
         if let problem = meta.problem {
             throw .corrupted(file: file.path, page: meta.slot, reason: "refusing to write a meta page beyond the format's limits: \(problem)")
         }
         meta.encode(into: cellBuffer)
-        try file.write(cellBuffer, count: PageLayout.pageSize, offset: meta.slot * UInt64(PageLayout.pageSize))
+        try layout.write(cellBuffer, as: meta.slot, to: file)
         if sync { try file.sync() }
     }
 }
@@ -200,7 +202,7 @@ final class CheckpointWriter {
 
     init(pager: Pager, file: StorageFile, allocator: PageAllocator) {
         self.pager = pager
-        self.output = PageRunWriter(file: file)
+        self.output = PageRunWriter(file: file, layout: pager.layout)
         self.allocator = allocator
     }
 
@@ -209,7 +211,7 @@ final class CheckpointWriter {
     /// Seals `page` as page number `number` and queues it for writing.
     func write(_ page: UnsafeMutableRawPointer, as number: UInt64) throws(BoxwoodError) {
         try output.write(page, as: number)
-        pager.markVerified(number)
+        pager.didWrite(page, as: number)
     }
 
     /// Writes everything still queued.

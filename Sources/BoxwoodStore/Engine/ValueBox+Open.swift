@@ -90,7 +90,8 @@ extension ValueBox {
             // A read-only open must not write: an empty data file is not a database until a writer initializes it.
             throw .notABoxwoodDatabase(path: path, reason: "the data file is empty")
         }
-        let metaBytes = UInt64(2 * PageLayout.pageSize)
+        var layout = try dataFileLayout(of: file, size: size)
+        let metaBytes = layout.fileSize(pageCount: 2)
         if size <= metaBytes && !readOnly {
             // No checkpoint ever ran (its pages would follow the meta pages). A file shorter than its meta
             // pages, or with a meta page that does not validate, is either a creation interrupted before
@@ -99,13 +100,14 @@ extension ValueBox {
             // existed. Without one there is nothing to lose, and the database is initialized again.
             let evidence = try walEvidence(walPath)
             var interrupted = false
-            if evidence == nil, try holdsOnlyMetaSectors(file, size: size) {
+            if evidence == nil, try holdsOnlyCreationBytes(file, size: size, layout: layout) {
                 interrupted = size < metaBytes
-                if !interrupted { interrupted = !(try bothMetaPagesValid(file)) }
+                if !interrupted { interrupted = !(try bothMetaPagesValid(file, layout: layout)) }
             }
             if interrupted {
                 if size > 0 { try file.truncate(to: 0) }
-                try initializeDataFile(file)
+                layout = newDataFileLayout()
+                try initializeDataFile(file, layout: layout)
                 size = try file.size()
             } else if let evidence, size < metaBytes {
                 throw .corrupted(file: dataPath, page: nil,
@@ -115,18 +117,18 @@ extension ValueBox {
         // A compaction that did not reach its rename left its unfinished file behind; nobody else can be
         // compacting now (this open holds the writer lock).
         if !readOnly { try removeStrayCompactionFile() }  // only a regular file: see ValueBox+Compaction.swift
-        let (chosen, other) = try readMeta(file, size: size)
-        if size < chosen.pageCount * UInt64(PageLayout.pageSize) {
+        let (chosen, other) = try readMeta(file, size: size, layout: layout)
+        if size < layout.fileSize(pageCount: chosen.pageCount) {
             throw .corrupted(file: dataPath, page: nil,
                              reason: "file is \(size) bytes but the meta accounts for \(chosen.pageCount) pages (truncated?)")
         }
-        try installDataFile(file, meta: chosen)
+        try installDataFile(file, layout: layout, meta: chosen)
 
         let walExisted = fileSystem.kind(of: walPath) != nil
         wal = nil
         if readOnly && !walExisted { return false }
         let walFile = try openStorageFile(walPath, create: !readOnly, readOnly: readOnly)
-        let log = WriteAheadLog(file: walFile)
+        let log = WriteAheadLog(file: walFile, keys: layout.keys)
         wal = log
         if !walExisted { try fileSystem.syncDirectory(path) }
         return try recover(log, otherMeta: other)
@@ -149,23 +151,40 @@ extension ValueBox {
         return String(path[..<slash])
     }
 
-    /// Writes the two meta pages of an empty database and makes them durable.
-    private func initializeDataFile(_ file: StorageFile) throws(BoxwoodError) {
+    /// Writes the two meta pages of an empty database (after the encryption header of an encrypted one) and
+    /// makes them durable.
+    private func initializeDataFile(_ file: StorageFile, layout: DataFileLayout) throws(BoxwoodError) {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
         let salt = UInt64.random(in: 1...UInt64.max)
+        try layout.writeHeader(to: file)
         for generation in [UInt64(0), 1] {
             let m = MetaPage(generation: generation, pageCount: 2, catalogRoot: 0, freelistHead: 0, freeCount: 0,
                              lastSequence: 0, walSalt: salt)
             m.encode(into: page)
-            try file.write(page, count: PageLayout.pageSize, offset: m.slot * UInt64(PageLayout.pageSize))
+            try layout.write(page, as: m.slot, to: file)
         }
         if options.durability != .off { try file.sync() }
     }
 
-    /// True when the first `size` bytes (at most two pages) are what writing the two meta pages can leave:
-    /// each page's first sector zero or starting with the meta header, every other sector zero. A foreign
-    /// file fails this and is never overwritten.
+    /// True when the first `size` bytes (at most the header and two meta pages) are what creating the file can
+    /// leave. Plain: each page's first sector zero or starting with the meta header, every other sector zero.
+    /// Encrypted: the header block's first sector zero or starting like an encryption header, its other sectors
+    /// zero (the meta slots after it are ciphertext). A foreign file fails this and is never overwritten.
+    private func holdsOnlyCreationBytes(_ file: StorageFile, size: UInt64, layout: DataFileLayout) throws(BoxwoodError) -> Bool {
+        guard layout.isEncrypted else { return try holdsOnlyMetaSectors(file, size: size) }
+        let count = Int(min(size, UInt64(EncryptionHeader.size)))
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        defer { bytes.deallocate() }
+        guard try file.read(into: bytes, count: count, offset: 0) == count else { return false }
+        let headerStart = EncryptionHeader.looksLikeHeader(bytes, count: count)
+        for i in 0..<count where bytes.load(fromByteOffset: i, as: UInt8.self) != 0 {
+            // Bytes of the header's first 128 (all its fields) may be set; nothing else of the block.
+            if !(headerStart && i < 128) { return false }
+        }
+        return true
+    }
+
     private func holdsOnlyMetaSectors(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> Bool {
         let count = Int(size)
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
@@ -186,26 +205,26 @@ extension ValueBox {
         return true
     }
 
-    private func bothMetaPagesValid(_ file: StorageFile) throws(BoxwoodError) -> Bool {
+    private func bothMetaPagesValid(_ file: StorageFile, layout: DataFileLayout) throws(BoxwoodError) -> Bool {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
         for slot in [UInt64(0), 1] {
-            guard try file.read(into: page, count: PageLayout.pageSize, offset: slot * UInt64(PageLayout.pageSize)) == PageLayout.pageSize,
-                  case .valid = MetaPage.decode(page, slot: slot) else { return false }
+            guard case .read = try layout.read(slot, of: file, into: page), case .valid = MetaPage.decode(page, slot: slot) else { return false }
         }
         return true
     }
 
-    /// Reads both meta pages and picks the valid one with the higher generation.
+    /// Reads both meta pages (through `layout`) and picks the valid one with the higher generation.
     /// Returns the meta to use and what the other slot holds.
-    func readMeta(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> (MetaPage, MetaPage.DecodeResult) {
+    func readMeta(_ file: StorageFile, size: UInt64, layout: DataFileLayout) throws(BoxwoodError) -> (MetaPage, MetaPage.DecodeResult) {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { page.deallocate() }
         var results: [MetaPage.DecodeResult] = []
         for slot in [UInt64(0), 1] {
-            page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-            _ = try file.read(into: page, count: PageLayout.pageSize, offset: slot * UInt64(PageLayout.pageSize))
-            results.append(MetaPage.decode(page, slot: slot))
+            switch try layout.read(slot, of: file, into: page) {
+            case .read, .short: results.append(MetaPage.decode(page, slot: slot))
+            case .unauthenticated: results.append(.damaged("the encrypted meta page does not authenticate"))
+            }
         }
         var best: MetaPage? = nil
         for case let .valid(m) in results where best.map({ m.generation > $0.generation }) ?? true { best = m }
@@ -215,20 +234,21 @@ extension ValueBox {
             throw .unsupportedFormatVersion(path: dataPath, found: v, supported: MetaPage.formatVersion)
         }
         if results.allSatisfy({ if case .foreign = $0 { return true } else { return false } }) {
-            throw .notABoxwoodDatabase(path: path, reason: size < UInt64(2 * PageLayout.pageSize)
+            throw .notABoxwoodDatabase(path: path, reason: size < layout.fileSize(pageCount: 2)
                 ? "data file is \(size) bytes, shorter than its two meta pages" : "the data file has no Boxwood header")
         }
-        if size < UInt64(2 * PageLayout.pageSize) {
+        if size < layout.fileSize(pageCount: 2) {
             throw .corrupted(file: dataPath, page: nil, reason: "data file is \(size) bytes, shorter than its two meta pages (truncated)")
         }
-        throw .checksumMismatch(file: dataPath, page: 0, offset: 0)
+        throw .checksumMismatch(file: dataPath, page: 0, offset: layout.offset(of: 0))
     }
 
     /// Makes `file` (with its newest meta `chosen`) the data file of this value box and loads its trees.
-    func installDataFile(_ file: StorageFile, meta chosen: MetaPage) throws(BoxwoodError) {
+    /// `layout` is the file's (`dataFileLayout(of:size:)`); the WAL follows its keys.
+    func installDataFile(_ file: StorageFile, layout: DataFileLayout, meta chosen: MetaPage) throws(BoxwoodError) {
         // Mapped before anything is replaced: when mapping fails the value box keeps its file and pager (a
         // replacement file is closed), so that `pager` is never left nil (see its declaration).
-        let pager = Pager(file: file, validatePage: { page, pageCount in PageType.problem(page, pageCount: pageCount) })
+        let pager = Pager(file: file, layout: layout, validatePage: { page, pageCount in PageType.problem(page, pageCount: pageCount) })
         pager.pageCount = chosen.pageCount
         do { try pager.ensureMapped(pages: chosen.pageCount) } catch {
             if file !== dataFile { file.close() }
@@ -241,6 +261,7 @@ extension ValueBox {
             old?.close()
         }
         self.pager = pager
+        wal?.keys = layout.keys
         meta = chosen
         try loadFreelist()
         try loadCatalog()
@@ -317,7 +338,7 @@ extension ValueBox {
             // drop that checkpoint and every commit since.
             let slot = 1 - meta.slot
             if case .damaged = otherMeta {
-                throw .checksumMismatch(file: dataFile.path, page: slot, offset: slot * UInt64(PageLayout.pageSize))
+                throw .checksumMismatch(file: dataFile.path, page: slot, offset: pager.layout.offset(of: slot))
             }
             throw .corrupted(file: dataFile.path, page: slot,
                              reason: "the WAL was reset by a checkpoint newer than the readable meta page (generation \(meta.generation)): meta page \(slot) is damaged, or the WAL belongs to another database")

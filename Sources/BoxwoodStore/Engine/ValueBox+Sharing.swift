@@ -94,6 +94,7 @@ extension ValueBox {
     public func beginRead() throws(BoxwoodError) {
         try checkUsable()
         if transaction != nil || inExplicitRead { throw .transactionAlreadyActive }
+        if !isPinned { trimDecryptedPagesIfNeeded() }
         try pinSnapshot()
         inExplicitRead = true
     }
@@ -126,7 +127,9 @@ extension ValueBox {
         if failure != nil { try recoverFromFailure() }
         if isClosed { throw .closed }
         if suspended { throw .suspended(path: path) }
-        if transaction != nil || isPinned || header == nil { return false }
+        if transaction != nil || isPinned { return false }
+        trimDecryptedPagesIfNeeded()  // no operation is in progress: no cursor holds a page
+        if header == nil { return false }
         try pinSnapshot()
         return true
     }
@@ -189,22 +192,40 @@ extension ValueBox {
     /// Returns false when the files moved under it (a checkpoint ran meanwhile).
     func loadSnapshot(_ published: SharedHeader.Published) throws(BoxwoodError) -> Bool {
         var file: StorageFile = dataFile
-        var chosen = try readMeta(file, size: try file.size()).0
+        // The layout of the installed file, or (the first load of an open) of the file just opened.
+        var layout: DataFileLayout
+        if let pager, pager.file === file { layout = pager.layout } else { layout = try dataFileLayout(of: file, size: try file.size()) }
+        var chosen = try readMeta(file, size: try file.size(), layout: layout).0
         if chosen.generation < published.generation {
-            // A compaction may have swapped a new file in under the path: look at the file it names now.
+            // A compaction may have swapped a new file in under the path: look at the file it names now (a rekey
+            // in another process makes it one this value box's key does not open: that is thrown).
             let replacement = try openStorageFile(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
-            guard let newest = try? readMeta(replacement, size: try replacement.size()).0, newest.generation >= published.generation else {
+            var newest: MetaPage? = nil
+            do {
+                let size = try replacement.size()
+                layout = try dataFileLayout(of: replacement, size: size)
+                newest = try readMeta(replacement, size: size, layout: layout).0
+            } catch .wrongKey(let path) {
+                replacement.close()
+                throw .wrongKey(path: path)
+            } catch .encryptionKeyRequired(let path) {
+                replacement.close()
+                throw .encryptionKeyRequired(path: path)
+            } catch {
+                // Not readable yet (a swap in progress): the caller reads the files under the writer lock.
+            }
+            guard let newest, newest.generation >= published.generation else {
                 replacement.close()
                 return false
             }
             file = replacement
             chosen = newest
         }
-        if try file.size() < chosen.pageCount * UInt64(PageLayout.pageSize) {
+        if try file.size() < layout.fileSize(pageCount: chosen.pageCount) {
             if file !== dataFile { file.close() }
             return false
         }
-        try installDataFile(file, meta: chosen)
+        try installDataFile(file, layout: layout, meta: chosen)
         let log: WriteAheadLog
         if let wal {
             log = wal
@@ -215,7 +236,7 @@ extension ValueBox {
                 // lock instead (`openFromFiles` creates it).
                 return options.readOnly && state.version == published.version
             }
-            log = WriteAheadLog(file: try openStorageFile(walPath, create: false, readOnly: options.readOnly))
+            log = WriteAheadLog(file: try openStorageFile(walPath, create: false, readOnly: options.readOnly), keys: layout.keys)
             wal = log
         }
         log.restart(salt: chosen.walSalt)

@@ -99,6 +99,10 @@ public final class ValueBox {
     /// The threads of ``externalChanges()`` streams, stopped by ``suspend()`` and ``close()``.
     let commitWatchers = CommitWatcherRegistry()
 
+    /// The key and salt this value box opens encrypted data files with: `options.encryption` until a rekey
+    /// changes it (see ValueBox+Encryption.swift).
+    var encryptionParameters: ValueBoxEncryptionParameters?
+
     let path_ = TreePath()
     let cellBuffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
 
@@ -108,8 +112,10 @@ public final class ValueBox {
         self.options = options
         self.fileSystem = fileSystem
         self.sessionClientId = Int64.random(in: 1...Int64.max)
+        self.encryptionParameters = options.encryption
         do {
             try open()
+            try encryptInPlaceIfAsked()
         } catch {
             releaseFiles()
             detachHeader()
@@ -283,6 +289,7 @@ public final class ValueBox {
     func endTransaction() {
         transaction = nil
         versionAtLastTransaction = state.version
+        if !isPinned { trimDecryptedPagesIfNeeded() }
         if options.readOnly { unpinSnapshot() } else if failure == nil { unlockWriter() }
     }
 

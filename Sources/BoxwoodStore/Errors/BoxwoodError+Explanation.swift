@@ -110,6 +110,15 @@ extension BoxwoodError {
                                recoverySuggestion: "remove it and compact again", place: path)
         case let .destinationExists(path):
             return Explanation(problem: "already exists; a backup is only written to a new path", place: path)
+        case let .encryptionKeyRequired(path):
+            return Explanation(problem: "the database is encrypted and no key was given",
+                               recoverySuggestion: "open it with the key and salt it was created with", place: Self.databaseDirectory(of: path))
+        case let .wrongKey(path):
+            return Explanation(problem: "the database is encrypted under another key or salt",
+                               recoverySuggestion: "open it with the key and salt it was created with; the files were not changed",
+                               place: Self.databaseDirectory(of: path))
+        case let .cryptographyFailed(operation, reason):
+            return Explanation(problem: "\(operation) failed in the cryptography library: \(reason)")
         case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch, .noActiveTransaction, .transactionAlreadyActive, .closed,
              .transactionTooLarge, .outOfBounds, .invalidFullTextTable, .reservedTableId:
             // Programming errors: the description says what the caller did wrong, and no file is concerned.

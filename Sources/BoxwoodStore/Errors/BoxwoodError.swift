@@ -58,6 +58,22 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A backup (or another command that creates a new database) was given a destination that already exists:
     /// nothing is ever written over it.
     case destinationExists(path: String)
+    /// The database is encrypted and was opened without ``ValueBoxOptions/encryption``.
+    case encryptionKeyRequired(path: String)
+    /// The encryption key or salt given is not the one the database was encrypted with (the key check value in
+    /// the data file's header does not match). Nothing was read or changed.
+    case wrongKey(path: String)
+    /// The cryptography library refused an operation (not expected with the engine's fixed key and nonce sizes).
+    case cryptographyFailed(operation: String, reason: String)
+
+    /// True for the errors of a database this key cannot open: ``wrongKey(path:)`` and
+    /// ``encryptionKeyRequired(path:)`` (what Postbox's `removeDatabaseOnError` wipes and recreates).
+    public var isUndecryptable: Bool {
+        switch self {
+        case .wrongKey, .encryptionKeyRequired: return true
+        default: return false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -109,6 +125,12 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) is in the way: it is not a regular file, so compaction will not replace it; remove it and compact again"
         case let .destinationExists(path):
             return "\(path) already exists; a backup is only written to a new path"
+        case let .encryptionKeyRequired(path):
+            return "\(path) is encrypted; open it with its encryption key and salt"
+        case let .wrongKey(path):
+            return "\(path) is encrypted under another key or salt (the key check value does not match)"
+        case let .cryptographyFailed(operation, reason):
+            return "\(operation) failed: \(reason)"
         }
     }
 }

@@ -1,6 +1,8 @@
 /// Seals pages and writes them to a file, coalescing runs of consecutive page numbers into one write.
 final class PageRunWriter {
     let file: StorageFile
+    /// Where pages go and how they are sealed.
+    let layout: DataFileLayout
     private let run: UnsafeMutableRawPointer
     private let runCapacity = 256
     private var runStart: UInt64 = 0
@@ -8,27 +10,30 @@ final class PageRunWriter {
     /// Bytes handed to the file so far.
     private(set) var bytesWritten: UInt64 = 0
 
-    init(file: StorageFile) {
+    init(file: StorageFile, layout: DataFileLayout) {
         self.file = file
-        run = UnsafeMutableRawPointer.allocate(byteCount: runCapacity * PageLayout.pageSize, alignment: 4096)
+        self.layout = layout
+        run = UnsafeMutableRawPointer.allocate(byteCount: runCapacity * layout.slotSize, alignment: 4096)
     }
 
     deinit { run.deallocate() }
 
-    /// Seals `page` (its checksum, seeded with `number`) and queues it for writing as page `number`.
+    /// Seals `page` as page `number` (its checksum, seeded with `number`, and in an encrypted file its encryption)
+    /// and queues it for writing. `page` keeps its plain bytes, checksum included.
     func write(_ page: UnsafeMutableRawPointer, as number: UInt64) throws(BoxwoodError) {
-        sealPage(page, pageNumber: number)
         if runCount > 0 && (number != runStart + UInt64(runCount) || runCount == runCapacity) { try flush() }
         if runCount == 0 { runStart = number }
-        (run + runCount * PageLayout.pageSize).copyMemory(from: page, byteCount: PageLayout.pageSize)
+        let slot = run + runCount * layout.slotSize
+        let sealed = try layout.seal(page, as: number, scratch: slot)
+        if sealed != UnsafeRawPointer(slot) { slot.copyMemory(from: sealed, byteCount: layout.slotSize) }
         runCount += 1
     }
 
     /// Writes everything still queued.
     func flush() throws(BoxwoodError) {
         if runCount == 0 { return }
-        try file.write(run, count: runCount * PageLayout.pageSize, offset: runStart * UInt64(PageLayout.pageSize))
-        bytesWritten += UInt64(runCount * PageLayout.pageSize)
+        try file.write(run, count: runCount * layout.slotSize, offset: layout.offset(of: runStart))
+        bytesWritten += UInt64(runCount * layout.slotSize)
         runCount = 0
     }
 }

@@ -6,9 +6,17 @@
 /// and the old page number becomes free only after the next checkpoint's meta is durable), and a dirty page
 /// made by an earlier transaction is also copied before the current transaction changes it, so `abort` just
 /// drops the pages the transaction made and restores the previous roots.
+///
+/// In an encrypted file (`layout.cipher`) the mapping holds ciphertext: a checkpointed page is decrypted, then
+/// verified, into a page of its own the first time it is touched, and kept in `plainPages` until a trim (see
+/// `trimDecryptedPages`), which happens only between operations, where no cursor holds a page pointer.
 final class Pager {
     let file: StorageFile
     let pageSize = PageLayout.pageSize
+    /// Where pages sit in the file and how they are sealed.
+    let layout: DataFileLayout
+    /// `layout.isEncrypted`, kept here for the hot path.
+    private let isEncrypted: Bool
     /// Checks the structure of a checkpointed page whose checksum matched, the first time it is touched: nil when
     /// it is sound, else why not. The pager knows pages as checksummed blocks; what a page holds is the tree's
     /// business (`PageType.problem`), handed in by the owner of the trees.
@@ -20,8 +28,16 @@ final class Pager {
     private(set) var mapLength = 0
     /// Pages of the data file that the current meta accounts for (meta pages included).
     @exclusivity(unchecked) var pageCount: UInt64 = 2
-    /// One bit per page: its checksum has been verified (or we wrote it ourselves).
+    /// One bit per page: its checksum has been verified (or we wrote it ourselves). Plain files only.
     @exclusivity(unchecked) private var verified: [UInt64] = []
+
+    // MARK: Decrypted pages (encrypted files only)
+
+    /// Indexed by page number: the decrypted, verified page, or nil when it has not been touched since the
+    /// last trim. Each entry is a page buffer of its own.
+    @exclusivity(unchecked) private var plainPages: [UnsafeMutableRawPointer?] = []
+    /// Entries of `plainPages` that hold a page.
+    private(set) var decryptedPageCount = 0
 
     // MARK: Dirty pages and blobs
 
@@ -63,13 +79,17 @@ final class Pager {
     /// iterators know to re-seek.
     @exclusivity(unchecked) var modificationCount: UInt64 = 0
 
-    init(file: StorageFile, validatePage: @escaping (_ page: UnsafeRawPointer, _ pageCount: UInt64) -> String?) {
+    init(file: StorageFile, layout: DataFileLayout,
+         validatePage: @escaping (_ page: UnsafeRawPointer, _ pageCount: UInt64) -> String?) {
         self.file = file
+        self.layout = layout
+        isEncrypted = layout.isEncrypted
         self.validatePage = validatePage
     }
 
     deinit {
         releaseAllDirty()
+        dropDecryptedPages(keepingBranches: false)
         if let map { file.unmap(map, length: mapLength) }
     }
 
@@ -82,7 +102,7 @@ final class Pager {
         guard pages <= MetaPage.pageCountLimit else {
             throw .corrupted(file: file.path, page: nil, reason: "page count \(pages) beyond the format limit")
         }
-        let needed = Int(pages) * pageSize
+        let needed = Int(layout.fileSize(pageCount: pages))
         if needed <= mapLength, map != nil { return }
         var length = max(64 << 20, mapLength)
         while length < needed * 2 { length *= 2 }
@@ -105,9 +125,53 @@ final class Pager {
         verified[word] |= 1 << (page & 63)
     }
 
+    /// Forgets that `page` was verified (its bytes in the file changed or must be checked again).
     func clearVerified(_ page: UInt64) {
+        if isEncrypted {
+            if page < UInt64(plainPages.count), let memory = plainPages[Int(page)] {
+                memory.deallocate()
+                plainPages[Int(page)] = nil
+                decryptedPageCount -= 1
+            }
+            return
+        }
         let word = Int(page >> 6)
         if word < verified.count { verified[word] &= ~(1 << (page & 63)) }
+    }
+
+    /// Records that `page`, with the plain bytes at `plain` (checksum sealed), was just written to the file: a
+    /// plain file's mapping shows it already, an encrypted file's decrypted copy is replaced.
+    func didWrite(_ plain: UnsafeRawPointer, as page: UInt64) {
+        guard isEncrypted else { markVerified(page); return }
+        let index = Int(page)
+        if index >= plainPages.count { plainPages.append(contentsOf: repeatElement(nil, count: index - plainPages.count + 1)) }
+        let memory: UnsafeMutableRawPointer
+        if let existing = plainPages[index] { memory = existing } else {
+            memory = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
+            plainPages[index] = memory
+            decryptedPageCount += 1
+        }
+        memory.copyMemory(from: plain, byteCount: pageSize)
+    }
+
+    /// Frees decrypted pages once they take more than `budget` bytes: leaf, overflow and freelist pages first,
+    /// and the branch pages too when those alone exceed it. Call only between operations (no cursor holds a
+    /// page pointer); it bumps `modificationCount` so that iterators re-seek.
+    func trimDecryptedPages(budget: Int) {
+        guard isEncrypted, decryptedPageCount * pageSize > budget else { return }
+        dropDecryptedPages(keepingBranches: true)
+        if decryptedPageCount * pageSize > budget { dropDecryptedPages(keepingBranches: false) }
+    }
+
+    private func dropDecryptedPages(keepingBranches: Bool) {
+        for index in plainPages.indices {
+            guard let memory = plainPages[index] else { continue }
+            if keepingBranches && PageType.raw(of: memory) == PageType.branch.rawValue { continue }
+            memory.deallocate()
+            plainPages[index] = nil
+            decryptedPageCount -= 1
+        }
+        modificationCount &+= 1
     }
 
     /// The memory of a checkpointed page, verified against its checksum on first use.
@@ -116,10 +180,14 @@ final class Pager {
         guard page >= 2, page < pageCount, let map else {
             throw .corrupted(file: file.path, page: page, reason: "page number out of range (file has \(pageCount) pages)")
         }
+        if isEncrypted {
+            if page < UInt64(plainPages.count), let plain = plainPages[Int(page)] { return UnsafeRawPointer(plain) }
+            return try decryptPage(page, map: map)
+        }
         let pointer = map + Int(page) * pageSize
         if !isVerified(page) {
             if pageChecksum(pointer, pageNumber: page) != load64(pointer, 0) {
-                throw .checksumMismatch(file: file.path, page: page, offset: page * UInt64(pageSize))
+                throw .checksumMismatch(file: file.path, page: page, offset: layout.offset(of: page))
             }
             if let reason = validatePage(pointer, pageCount) {
                 throw .corrupted(file: file.path, page: page, reason: reason)
@@ -129,8 +197,39 @@ final class Pager {
         return pointer
     }
 
+    /// Decrypts and verifies page `page` of an encrypted file into a page of its own (see `plainPages`).
+    @inline(never)
+    private func decryptPage(_ page: UInt64, map: UnsafeRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
+        let offset = layout.offset(of: page)
+        guard let cipher = layout.cipher else { throw .corrupted(file: file.path, page: page, reason: "not an encrypted file") }
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
+        // The page number is below `pageCount`, whose slots `ensureMapped` maps and open checked the file holds.
+        guard cipher.open(map + Int(offset), pageNumber: page, into: memory) else {
+            memory.deallocate()
+            throw .checksumMismatch(file: file.path, page: page, offset: offset)
+        }
+        if pageChecksum(memory, pageNumber: page) != load64(memory, 0) {
+            memory.deallocate()
+            throw .checksumMismatch(file: file.path, page: page, offset: offset)
+        }
+        if let reason = validatePage(memory, pageCount) {
+            memory.deallocate()
+            throw .corrupted(file: file.path, page: page, reason: reason)
+        }
+        let index = Int(page)
+        if index >= plainPages.count {
+            plainPages.append(contentsOf: repeatElement(nil, count: max(index - plainPages.count + 1, plainPages.count / 2)))
+        }
+        plainPages[index] = memory
+        decryptedPageCount += 1
+        return UnsafeRawPointer(memory)
+    }
+
     /// The page number of a pointer into a checkpointed page (nil for a dirty page), for error reports.
     func pageNumber(of pointer: UnsafeRawPointer) -> UInt64? {
+        if isEncrypted {
+            return plainPages.firstIndex { $0.map { pointer >= $0 && pointer < $0 + pageSize } ?? false }.map { UInt64($0) }
+        }
         guard let map, pointer >= map, pointer < map + mapLength else { return nil }
         return UInt64((pointer - map) / pageSize)
     }

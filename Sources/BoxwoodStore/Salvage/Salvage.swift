@@ -194,8 +194,19 @@ final class Salvager {
         file = try fileSystem.open(dataPath, create: false, readOnly: true)
         let size: UInt64
         do { size = try file.size() } catch { file.close(); throw error }
+        // Salvage reads pages that may not authenticate one by one; it does not take a key yet, so an encrypted
+        // database (its header is in the clear) is refused by name rather than scanned as ciphertext.
+        let first = UnsafeMutableRawPointer.allocate(byteCount: EncryptionHeader.size, alignment: 16)
+        defer { first.deallocate() }
+        first.initializeMemory(as: UInt8.self, repeating: 0, count: EncryptionHeader.size)
+        let headerBytes: Int
+        do { headerBytes = try file.read(into: first, count: EncryptionHeader.size, offset: 0) } catch { file.close(); throw error }
+        if EncryptionHeader.looksLikeHeader(first, count: headerBytes) {
+            file.close()
+            throw .encryptionKeyRequired(path: dataPath)
+        }
         filePages = min(size / UInt64(PageLayout.pageSize), MetaPage.pageCountLimit)
-        pager = Pager(file: file, validatePage: { page, pageCount in PageType.problem(page, pageCount: pageCount) })
+        pager = Pager(file: file, layout: DataFileLayout(), validatePage: { page, pageCount in PageType.problem(page, pageCount: pageCount) })
         pager.pageCount = max(filePages, 2)
         claimed = PageBitmap(count: filePages)
         report.pagesInFile = filePages
@@ -829,7 +840,7 @@ final class Salvager {
             guard end <= size else { stop = "the record at offset \(offset) runs past the end of the file"; break }
             buffer.reserve(headerSize + length)
             let payload = buffer.memory + headerSize
-            guard try walFile.read(into: payload, count: length, offset: offset + UInt64(headerSize)) == length, header.openPayload(payload) else {
+            guard try walFile.read(into: payload, count: length, offset: offset + UInt64(headerSize)) == length, header.openPayload(payload, cipher: nil) else {
                 stop = "the record at offset \(offset) is damaged or torn"
                 searchFrom = end
                 break

@@ -10,6 +10,10 @@
 ///     16  8  salt        must equal the meta's walSalt, otherwise the log is stale and ignored
 ///     24  8  checksum    XXH64 of bytes 0..<24, seed 0
 ///
+/// In an encrypted database (`keys` set) the header is the same, and each record's payload is sealed by
+/// `RecordCipher` instead of whitened and checksummed: bytes 16..<24 of the record header hold the nonce's random
+/// part, and the payload's 16-byte tag follows the payload. The header checksum and whitening work as below.
+///
 /// Record (32-byte header, then the payload of operations — see `WALOperation`), whitened as a whole with
 /// `RecordWhitening` keyed by (salt, offset of the record):
 ///
@@ -53,10 +57,19 @@ final class WriteAheadLog {
     static let maxPayloadLength = Int(UInt32.max)
 
     let file: StorageFile
+    /// The keys of an encrypted database (nil: a plain log). They follow the data file (a compaction or rekey in
+    /// any process writes a new one) and are set before the log's salt is.
+    var keys: DatabaseKeys? {
+        didSet { cipher = keys.map { RecordCipher(key: $0.walKey(walSalt: salt)) } }
+    }
+    /// Seals and opens the records of the current log (nil in a plain database); follows `salt`.
+    private(set) var cipher: RecordCipher?
     /// The payload limit `append` enforces (``maxPayloadLength``; lowered by tests, which cannot build a
     /// 4 GiB transaction).
     var payloadLimit = WriteAheadLog.maxPayloadLength
-    private(set) var salt: UInt64 = 0
+    private(set) var salt: UInt64 = 0 {
+        didSet { cipher = keys.map { RecordCipher(key: $0.walKey(walSalt: salt)) } }
+    }
     /// True while every record up to ``endOffset`` is known to be durable, so that the next record may carry
     /// `earlierRecordsDurable`. False when unknown (records another value box appended unsynced, or not yet read).
     private var chainIsDurable = false
@@ -65,9 +78,14 @@ final class WriteAheadLog {
     /// Where the next record goes (end of the last valid record).
     private(set) var endOffset: UInt64 = 0
 
-    init(file: StorageFile) {
+    init(file: StorageFile, keys: DatabaseKeys? = nil) {
         self.file = file
+        self.keys = keys
+        cipher = keys.map { RecordCipher(key: $0.walKey(walSalt: salt)) }
     }
+
+    /// Bytes after each record's payload: its tag in an encrypted log, none in a plain one.
+    var recordTrailerSize: Int { WALRecordHeader.trailerSize(cipher) }
 
     /// Empties the log and writes a header with `salt`.
     func reset(salt: UInt64, sync: Bool) throws(BoxwoodError) {
@@ -97,7 +115,6 @@ final class WriteAheadLog {
     /// is filled in here so the record goes to the file in one write. A payload over ``payloadLimit`` throws
     /// `.transactionTooLarge` before anything is written.
     func append(sequence: UInt64, record: ByteBuffer, operationCount: UInt32, sync: Bool) throws(BoxwoodError) {
-        let p = record.memory
         let payloadLength = record.count - WriteAheadLog.recordHeaderSize
         guard payloadLength <= payloadLimit else { throw .transactionTooLarge(bytes: payloadLength, limit: payloadLimit) }
         if recordsCarryFlags == nil {
@@ -111,10 +128,14 @@ final class WriteAheadLog {
             if chainIsDurable { operations |= WriteAheadLog.earlierRecordsDurableFlag }
             if sync { operations |= WriteAheadLog.syncedFlag }
         }
-        WALRecordHeader.seal(p, payloadLength: payloadLength, operations: operations, sequence: sequence, offset: endOffset, salt: salt)
-        try file.write(p, count: record.count, offset: endOffset)
+        let trailer = recordTrailerSize
+        record.reserve(trailer)  // room for the tag (the record's bytes stay where `count` ends)
+        let p = record.memory
+        try WALRecordHeader.seal(p, payloadLength: payloadLength, operations: operations, sequence: sequence, offset: endOffset,
+                                 salt: salt, cipher: cipher)
+        try file.write(p, count: record.count + trailer, offset: endOffset)
         if sync { try file.dataSync() } else { chainIsDurable = false }
-        endOffset += UInt64(record.count)
+        endOffset += UInt64(record.count + trailer)
     }
 
     /// Cuts the log back to `offset` (the end of the last record that is known to have committed) and makes
@@ -150,6 +171,7 @@ final class WriteAheadLog {
         var position = 0
         var expected = afterSequence + 1
         let headerSize = WriteAheadLog.recordHeaderSize
+        let trailer = recordTrailerSize
         let start = endOffset
         defer { endOffset = start + UInt64(position) }
         while position < count {
@@ -157,12 +179,12 @@ final class WriteAheadLog {
             let h = buffer + position
             guard let header = WALRecordHeader.open(h, offset: start + UInt64(position), salt: salt) else { return false }
             let length = header.payloadLength
-            guard length <= count - position - headerSize, header.sequence == expected else { return false }
+            guard length <= count - position - headerSize - trailer, header.sequence == expected else { return false }
             let payload = h + headerSize
-            guard header.openPayload(payload) else { return false }
+            guard header.openPayload(payload, cipher: cipher) else { return false }
             try apply(expected, header.operationCount, UnsafeRawBufferPointer(start: payload, count: length))
             chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(header.operations)
-            position += headerSize + length
+            position += headerSize + length + trailer
             expected += 1
         }
         return true
@@ -225,6 +247,7 @@ final class WriteAheadLog {
         var applied = 0
         let buffer = ByteBuffer(capacity: 64 << 10)
         let headerSize = WriteAheadLog.recordHeaderSize
+        let trailer = recordTrailerSize
         while offset < fileSize {
             // A header cut short by the end of the file is a torn append (no record fits after it).
             guard offset + UInt64(headerSize) <= fileSize else { break }
@@ -240,13 +263,13 @@ final class WriteAheadLog {
             let length = header.payloadLength
             let sequence = header.sequence
             let start = offset + UInt64(headerSize)
-            let recordEnd = start + UInt64(length)
+            let recordEnd = start + UInt64(length + trailer)
             // An intact header whose record runs past the end of the file: the append was cut short.
             if recordEnd > fileSize { break }
-            buffer.reserve(headerSize + length)
+            buffer.reserve(headerSize + length + trailer)
             let payload = buffer.memory + headerSize
-            guard try file.read(into: payload, count: length, offset: start) == length else { break }
-            guard header.openPayload(payload) else {
+            guard try file.read(into: payload, count: length + trailer, offset: start) == length + trailer else { break }
+            guard header.openPayload(payload, cipher: cipher) else {
                 // The header is intact, so the next record would start exactly at `recordEnd` (or later, if it
                 // is damaged too).
                 try refuseIfMidLogDamage(at: offset, searchFrom: recordEnd, fileSize: fileSize, sameBoot: sameBoot)

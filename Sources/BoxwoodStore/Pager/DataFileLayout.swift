@@ -1,0 +1,91 @@
+/// Where each page of a data file sits and how it is sealed: the one owner of "page number → bytes on disk".
+///
+/// - Plain file: page n at offset n × 4096, sealed with its checksum (`sealPage`).
+/// - Encrypted file: an `EncryptionHeader` (4096 bytes, in the clear), then page n at offset
+///   4096 + n × `PageCipher.slotSize`, checksummed and then encrypted by `PageCipher`.
+///
+/// Meta pages are pages 0 and 1 in both. Every reader and writer of pages — the pager, checkpoints, meta
+/// writes, compaction, the scrub of free pages — goes through one layout, so offsets are computed in one place.
+final class DataFileLayout {
+    /// The keys of an encrypted file (nil: plain).
+    let keys: DatabaseKeys?
+    /// Its header (nil: plain).
+    let header: EncryptionHeader?
+    /// Seals and opens pages of an encrypted file (nil: plain).
+    let cipher: PageCipher?
+    /// Bytes one page takes in the file.
+    let slotSize: Int
+    /// Offset of page 0.
+    let base: UInt64
+
+    /// The layout of a plain file.
+    init() {
+        keys = nil
+        header = nil
+        cipher = nil
+        slotSize = PageLayout.pageSize
+        base = 0
+    }
+
+    /// The layout of an encrypted file with `header`, under `keys` (whose key check the caller verified).
+    init(header: EncryptionHeader, keys: DatabaseKeys) {
+        self.keys = keys
+        self.header = header
+        cipher = PageCipher(key: keys.pageKey)
+        slotSize = PageCipher.slotSize
+        base = UInt64(EncryptionHeader.size)
+    }
+
+    var isEncrypted: Bool { cipher != nil }
+
+    /// The byte offset of page `page` (below `MetaPage.pageCountLimit`, so far from overflowing).
+    @inline(__always)
+    func offset(of page: UInt64) -> UInt64 { base + page * UInt64(slotSize) }
+
+    /// The size of a file holding `pageCount` pages.
+    func fileSize(pageCount: UInt64) -> UInt64 { offset(of: pageCount) }
+
+    /// Seals the plain page at `page` as page `number` — its checksum, then its encryption — and returns the
+    /// `slotSize` bytes to write: `page` itself in a plain file, `scratch` (at least `slotSize` bytes) in an
+    /// encrypted one.
+    func seal(_ page: UnsafeMutableRawPointer, as number: UInt64, scratch: UnsafeMutableRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
+        sealPage(page, pageNumber: number)
+        guard let cipher else { return UnsafeRawPointer(page) }
+        try cipher.seal(page, pageNumber: number, into: scratch)
+        return UnsafeRawPointer(scratch)
+    }
+
+    /// Writes the plain page at `page` as page `number` of `file` (sealing it; `page` keeps its plain bytes with the
+    /// checksum set).
+    func write(_ page: UnsafeMutableRawPointer, as number: UInt64, to file: StorageFile) throws(BoxwoodError) {
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: slotSize, alignment: 16)
+        defer { scratch.deallocate() }
+        let bytes = try seal(page, as: number, scratch: scratch)
+        try file.write(bytes, count: slotSize, offset: offset(of: number))
+    }
+
+    /// What reading one page found.
+    enum ReadResult {
+        /// The page's plain bytes are in the buffer (its checksum is not verified here).
+        case read
+        /// The file ends before the page does (the buffer holds zeros where it ends).
+        case short
+        /// An encrypted page that does not authenticate (the buffer holds zeros).
+        case unauthenticated
+    }
+
+    /// Reads page `number` of `file` into the 4096 bytes at `page`, decrypting it in an encrypted file.
+    func read(_ number: UInt64, of file: StorageFile, into page: UnsafeMutableRawPointer) throws(BoxwoodError) -> ReadResult {
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        guard let cipher else {
+            let count = try file.read(into: page, count: PageLayout.pageSize, offset: offset(of: number))
+            return count == PageLayout.pageSize ? .read : .short
+        }
+        let slot = UnsafeMutableRawPointer.allocate(byteCount: slotSize, alignment: 16)
+        defer { slot.deallocate() }
+        guard try file.read(into: slot, count: slotSize, offset: offset(of: number)) == slotSize else { return .short }
+        if cipher.open(slot, pageNumber: number, into: page) { return .read }
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        return .unauthenticated
+    }
+}
