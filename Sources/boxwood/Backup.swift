@@ -18,17 +18,30 @@ struct Backup: ParsableCommand, JSONOutput {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Argument(help: "The new directory for the copy (must not exist).") var dest: String
+    @Option(name: .customLong("new-key-file"), help: "Encrypt the copy under this key and salt instead (same format as --key-file).")
+    var newKeyFile: String?
+    @Flag(help: "Write the copy in the clear, whatever the database's encryption.") var decrypt = false
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "No progress bar, even on a terminal.") var quiet = false
 
     func run() throws {
-        let box = try openReadOnly(db)
+        if newKeyFile != nil && decrypt {
+            throw CommandFailure(status: ExitStatus.badInput, "give at most one of --new-key-file and --decrypt", place: nil)
+        }
+        let copyKey = try newKeyFile.map { path throws(CommandFailure) in try EncryptionOptions.readKeyFile(path, option: "--new-key-file") }
+        let box = try openReadOnly(db, encryption: encryption)
         defer { try? box.close() }
         let bar = ProgressBar.onTerminal(unit: .entries, quiet: quiet)
         let result: BackupResult
         do {
-            result = try box.backup(to: dest) { progress in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
+            let show = { (progress: BackupProgress) -> Void in bar?.show(done: progress.entriesCopied, total: progress.entriesTotal) }
+            if newKeyFile != nil || decrypt {
+                result = try box.exportEncrypted(to: dest, encryptionParameters: copyKey, progress: show)
+            } else {
+                result = try box.backup(to: dest, progress: show)
+            }
         } catch {
             bar?.clear()
             throw CommandFailure(error, database: db)

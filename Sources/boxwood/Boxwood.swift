@@ -20,7 +20,7 @@ struct BoxwoodCommand: ParsableCommand {
             + " Errors: one line 'boxwood: <what> (<where>)' on stderr; with --json, {\"error\": {\"code\", \"message\", \"path\"}} on stdout.",
         version: ToolVersion.line,
         subcommands: [Stat.self, Dump.self, Load.self, Check.self, Compact.self, Backup.self, Recover.self, Readers.self, Watch.self, Search.self, History.self,
-                      Demo.self, Workload.self, Get.self, Put.self, Del.self, Tables.self]
+                      Demo.self, Workload.self, Get.self, Put.self, Del.self, Tables.self, Rekey.self]
     )
 
     /// Parses and runs like `ParsableCommand.main()`, except that usage errors exit with 2 (not 64) and a

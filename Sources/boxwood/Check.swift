@@ -17,14 +17,17 @@ struct Check: ParsableCommand, JSONOutput {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "No progress bar, even on a terminal.") var quiet = false
 
     func run() throws {
         noteIfLastWriterCrashed(db)
         let box: ValueBox
+        var options = ValueBoxOptions(readOnly: true)
+        options.encryption = try encryption.parameters()
         do {
-            box = try ValueBox(path: db, options: ValueBoxOptions(readOnly: true))
+            box = try ValueBox(path: db, options: options)
         } catch {
             throw CommandFailure(error, database: db)
         }

@@ -19,6 +19,7 @@ struct Compact: ParsableCommand, JSONOutput {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "No progress bar, even on a terminal.") var quiet = false
     @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
@@ -27,6 +28,7 @@ struct Compact: ParsableCommand, JSONOutput {
         // A writable open creates a missing database: compacting one that does not exist is a mistake.
         try requireExistingDatabase(db)
         var options = ValueBoxOptions()
+        options.encryption = try encryption.parameters()
         options.lockTimeout = lockTimeout
         let box = try openWritable(db, options: options)
         defer { try? box.close() }

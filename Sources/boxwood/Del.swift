@@ -19,6 +19,7 @@ struct Del: ParsableCommand {
     )
 
     @OptionGroup var entry: EntryAddress
+    @OptionGroup var encryption: EncryptionOptions
     @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
 
     func validate() throws {
@@ -29,6 +30,7 @@ struct Del: ParsableCommand {
         let (table, key) = try entry.resolved()
         try requireExistingDatabase(entry.db)
         var options = ValueBoxOptions()
+        options.encryption = try encryption.parameters()
         options.lockTimeout = lockTimeout
         let box = try openWritable(entry.db, options: options)
         do {

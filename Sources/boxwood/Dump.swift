@@ -20,11 +20,12 @@ struct Dump: ParsableCommand {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Option(help: "Dump only the table with this id (negative ids: --table=-3).") var table: Int32?
     @Flag(help: "No progress bar, even on a terminal.") var quiet = false
 
     func run() throws {
-        let box = try openReadOnly(db)
+        let box = try openReadOnly(db, encryption: encryption)
         defer { try? box.close() }
         let tables = try engine(db) { () throws(BoxwoodError) in try box.allTables() }
         if let table, !tables.contains(where: { $0.id == table }) {

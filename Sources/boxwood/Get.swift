@@ -20,11 +20,12 @@ struct Get: ParsableCommand {
     )
 
     @OptionGroup var entry: EntryAddress
+    @OptionGroup var encryption: EncryptionOptions
     @Flag(help: "Print the value as lowercase hex and a newline instead of its raw bytes.") var hexOutput = false
 
     func run() throws {
         let (table, key) = try entry.resolved()
-        let box = try openReadOnly(entry.db)
+        let box = try openReadOnly(entry.db, encryption: encryption)
         defer { try? box.close() }
         let out = OutputBuffer()
         let hexOutput = hexOutput

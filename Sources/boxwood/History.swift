@@ -28,6 +28,7 @@ struct History: ParsableCommand, JSONOutput {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Argument(help: peerIdHelp) var peer: PeerIdArgument
     @Option(help: "Show the newest N messages.") var limit = 100
     @Flag(help: "Print JSON.") var json = false
@@ -46,7 +47,7 @@ struct History: ParsableCommand, JSONOutput {
 
     func run() throws {
         let peerId = peer.peerId
-        let database = try SyncDatabase.open(db)
+        let database = try SyncDatabase.open(db, encryption: try encryption.parameters())
         defer { database.close() }
         let chat = try database.read { transaction -> Chat in
             let state = try SyncInspector.chatState(peerId, in: transaction)

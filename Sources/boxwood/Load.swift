@@ -38,6 +38,7 @@ struct Load: ParsableCommand {
     )
 
     @Argument(help: "The database directory (created when missing).") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Option(help: "Commit every N entries.") var batch = 1000
     @Option(help: "Commit durability: full, normal or off.") var durability: DurabilityOption = .normal
     @Option(help: "Seconds to wait for another process that is writing to the database.") var lockTimeout: Double = 10
@@ -63,6 +64,7 @@ struct Load: ParsableCommand {
         }
         var options = ValueBoxOptions(durability: durability.durability)
         options.lockTimeout = lockTimeout
+        options.encryption = try encryption.parameters()
         let box = try openWritable(db, options: options)
         var loader = Loader(box: box, batch: batch)
         loader.engineTables = engineTables

@@ -8,17 +8,19 @@ import Darwin
 
 /// Opens a database read-only for the inspecting subcommands (it never waits for, or blocks, a writer); an error
 /// is a ``CommandFailure``. Notes a writer that crashed mid-write first.
-func openReadOnly(_ path: String) throws(CommandFailure) -> ValueBox {
+func openReadOnly(_ path: String, encryption: EncryptionOptions) throws(CommandFailure) -> ValueBox {
     noteIfLastWriterCrashed(path)
+    var options = ValueBoxOptions(readOnly: true)
+    options.encryption = try encryption.parameters()
     do {
-        return try ValueBox(path: path, options: ValueBoxOptions(readOnly: true))
+        return try ValueBox(path: path, options: options)
     } catch {
         throw CommandFailure(error, database: path)
     }
 }
 
 /// Opens (creating when missing) a database for writing, waiting up to `lockTimeout` seconds for another
-/// writer; an error is a ``CommandFailure``.
+/// writer; an error is a ``CommandFailure``. `options.encryption` comes from the command's `--key-file`.
 func openWritable(_ path: String, options: ValueBoxOptions) throws(CommandFailure) -> ValueBox {
     noteIfLastWriterCrashed(path, recoversNow: true)
     noteIfWriterLockHeld(path, timeout: options.lockTimeout)

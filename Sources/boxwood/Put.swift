@@ -25,6 +25,7 @@ struct Put: ParsableCommand {
     )
 
     @OptionGroup var entry: EntryAddress
+    @OptionGroup var encryption: EncryptionOptions
     @Argument(help: "The value: UTF-8 text (hex with --hex-value). Omitted or '-': read stdin to the end.") var value: String?
     @Flag(help: "VALUE (or stdin) is hex text; whitespace at the end of stdin is ignored.") var hexValue = false
     @Flag(help: "Create the table when it does not exist: an int64 table with --int64, else a binary one.") var create = false
@@ -39,6 +40,7 @@ struct Put: ParsableCommand {
         try requireExistingDatabase(entry.db)
         let bytes = try valueBytes()
         var options = ValueBoxOptions()
+        options.encryption = try encryption.parameters()
         options.lockTimeout = lockTimeout
         let box = try openWritable(entry.db, options: options)
         do {

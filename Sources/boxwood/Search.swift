@@ -22,6 +22,7 @@ struct Search: ParsableCommand, JSONOutput {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Argument(help: "The words to look for.") var query: String
     @Option(help: peerIdHelp) var peer: PeerIdArgument?
     @Option(help: "Show at most N messages.") var limit = 100
@@ -44,7 +45,7 @@ struct Search: ParsableCommand, JSONOutput {
     }
 
     func run() throws {
-        let database = try SyncDatabase.open(db)
+        let database = try SyncDatabase.open(db, encryption: try encryption.parameters())
         defer { database.close() }
         let (query, peerId, limit) = (self.query, peer?.peerId, self.limit)
         let (found, truncated) = try database.read { transaction -> ([Found], Bool) in

@@ -13,16 +13,17 @@ struct Stat: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(abstract: "Show format, page, WAL and per-table figures.")
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let box = try openReadOnly(db)
+        let box = try openReadOnly(db, encryption: encryption)
         defer { try? box.close() }
         let s = try engine(db) { () throws(BoxwoodError) in try box.statistics() }
         if json {
             let tables = s.tables.map(\.json).joined(separator: ", ")
             print("{\"format_version\": \(s.formatVersion), \"tool_format_version\": \(BoxwoodFormat.dataVersion), \"page_size\": \(s.pageSize), \"pages_total\": \(s.pagesTotal), "
-                + "\"pages_free\": \(s.pagesFree), \"wal_bytes\": \(s.walBytes), \"transaction_state_version\": \(s.transactionStateVersion), "
+                + "\"pages_free\": \(s.pagesFree), \"encrypted\": \(s.isEncrypted), \"file_bytes\": \(s.fileBytes), \"wal_bytes\": \(s.walBytes), \"transaction_state_version\": \(s.transactionStateVersion), "
                 + "\"tables\": [\(tables)]}")
         } else {
             print("file format version:       \(s.formatVersion)")
@@ -31,6 +32,8 @@ struct Stat: ParsableCommand, JSONOutput {
             print("pages total:               \(s.pagesTotal)")
             print("pages used:                \(s.pagesTotal - min(s.pagesFree, s.pagesTotal))")
             print("pages free:                \(s.pagesFree)")
+            print("encrypted:                 \(s.isEncrypted ? "yes (ChaCha20-Poly1305)" : "no")")
+            print("file bytes:                \(s.fileBytes)")
             print("wal bytes:                 \(s.walBytes)")
             print("transaction state version: \(s.transactionStateVersion)")
             print("checkpoint generation:     \(s.checkpointGeneration)")

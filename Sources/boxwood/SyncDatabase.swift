@@ -17,13 +17,14 @@ final class SyncDatabase {
 
     /// Opens the database at `path` with the sync layer's seed configuration and types; an error is a
     /// ``CommandFailure``.
-    static func open(_ path: String) throws -> SyncDatabase {
+    static func open(_ path: String, encryption: ValueBoxEncryptionParameters?) throws -> SyncDatabase {
         noteIfLastWriterCrashed(path)
         do {
             try SyncClient.registerTypes()
             let postbox = try runBlocking {
-                try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration,
-                                       options: ValueBoxOptions(readOnly: true))
+                var options = ValueBoxOptions(readOnly: true)
+                options.encryption = encryption
+                return try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration, options: options)
             }
             return SyncDatabase(path: path, postbox: postbox)
         } catch BoxwoodError.readOnly(_) {

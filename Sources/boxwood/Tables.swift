@@ -15,10 +15,11 @@ struct Tables: ParsableCommand, JSONOutput {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let box = try openReadOnly(db)
+        let box = try openReadOnly(db, encryption: encryption)
         defer { try? box.close() }
         let tables = try engine(db) { () throws(BoxwoodError) in try box.tableStatistics() }
         if json {

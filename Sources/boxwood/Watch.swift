@@ -33,6 +33,7 @@ struct Watch: ParsableCommand, JSONOutput {
     )
 
     @Argument(help: "The database directory.") var db: String
+    @OptionGroup var encryption: EncryptionOptions
     @Option(help: "Seconds between looks at the shared header.") var interval: Double = 0.2
     @Option(help: "Exit after printing N changes.") var count: Int?
     @Flag(help: "Print one JSON object per line.") var json = false
@@ -44,7 +45,7 @@ struct Watch: ParsableCommand, JSONOutput {
 
     func run() throws {
         let stop = StopSignals()
-        let box = try openReadOnly(db)
+        let box = try openReadOnly(db, encryption: encryption)
         defer { try? box.close() }
         // Without write access to the shared header a reader cannot see other processes' commits.
         if access(db + "/header", R_OK | W_OK) != 0 {

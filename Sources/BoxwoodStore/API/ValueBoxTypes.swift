@@ -140,4 +140,8 @@ public struct DatabaseStatistics: Sendable, Equatable {
     /// Checkpoints written since the database was created.
     public let checkpointGeneration: UInt64
     public let tables: [TableStatistics]
+    /// True when the data file and the WAL are encrypted (docs/encryption.md).
+    public let isEncrypted: Bool
+    /// Bytes of the data file the last checkpoint accounts for (an encrypted file's header and page slots included).
+    public let fileBytes: UInt64
 }
