@@ -270,8 +270,9 @@ enum EncryptionFixtures {
         try reopened.close()
     }
 
-    /// A damaged encryption header (its key check value) is named as such, not taken for a wrong key or garbage.
-    @Test func aDamagedHeaderIsNamed() throws {
+    /// One damaged copy of the encryption header is survived (the other copy is read); both damaged is named as
+    /// such, not taken for a wrong key or garbage.
+    @Test func aDamagedHeaderIsSurvivedOrNamed() throws {
         let path = temporaryDatabasePath("enc-header")
         defer { removeItem(path) }
         let box = try ValueBox(path: path, options: EncryptionFixtures.options())
@@ -279,7 +280,13 @@ enum EncryptionFixtures {
         try box.checkpoint()
         try box.close()
         var data = try readFile(path + "/data")
-        data[90] ^= 0x10   // inside the key check value
+        for i in 0..<512 { data[i] = UInt8(truncatingIfNeeded: i &* 37) }   // the first sector, with the first copy
+        try writeFile(path + "/data", data)
+        let reopened = try ValueBox(path: path, options: EncryptionFixtures.options())
+        try verify(reopened, 0..<50)
+        try reopened.close()
+        data = try readFile(path + "/data")
+        data[2048 + 90] ^= 0x10   // inside the second copy's key check value
         try writeFile(path + "/data", data)
         let error = expectError("corrupted") { _ = try ValueBox(path: path, options: EncryptionFixtures.options()) }
         #expect(error?.description.contains("encryption header") == true)

@@ -15,14 +15,16 @@ import BoxwoodStoreTesting
 @Suite struct PowerCutTests {
     static let path = "/db"
 
-    @Test(arguments: [Durability.full, .normal])
-    func powerCutsNeverLoseAcknowledgedCommitsOrCorrupt(_ durability: Durability) throws {
+    /// Also on an encrypted database (`encrypted`): torn and dropped writes of sealed pages and records.
+    @Test(arguments: [Durability.full, .normal], [false, true])
+    func powerCutsNeverLoseAcknowledgedCommitsOrCorrupt(_ durability: Durability, _ encrypted: Bool) throws {
         let seed = crashTestSeed()
         let cuts = environmentCount("BOXWOOD_POWER_CUTS", default: 500)
-        print("PowerCutTests seed: \(seed) (\(durability), \(cuts) cuts; replay with BOXWOOD_SEED=\(seed))")
+        print("PowerCutTests seed: \(seed) (\(durability)\(encrypted ? ", encrypted" : ""), \(cuts) cuts; replay with BOXWOOD_SEED=\(seed))")
         var rng = SplitMix64(seed: seed)
         let workload = CrashWorkload(seed: seed)
-        let options = crashTestOptions(durability)
+        var options = crashTestOptions(durability)
+        options.encryption = encrypted ? CrashEncryption.first : nil
         var disk = SimulatedDisk(seed: rng.next())
         var applied: UInt64 = 0        // the state verified after the last reboot
         var durableFloor: UInt64 = 0   // commits that a completed checkpoint (or a full-mode commit) made durable
@@ -89,16 +91,18 @@ import BoxwoodStoreTesting
         }
         totals.add(disk.statistics)
         let s = totals
-        print("PowerCutTests \(durability): \(cuts) cuts, 0 failures (\(creations) during creation, \(inCheckpoint) near a checkpoint, up to \(longestRun) commits between cuts); writes kept \(s.writesKept), torn \(s.writesTorn), dropped \(s.writesDropped); directory changes dropped \(s.directoryChangesDropped); \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        print("PowerCutTests \(durability)\(encrypted ? ", encrypted" : ""): \(cuts) cuts, 0 failures (\(creations) during creation, \(inCheckpoint) near a checkpoint, up to \(longestRun) commits between cuts); writes kept \(s.writesKept), torn \(s.writesTorn), dropped \(s.writesDropped); directory changes dropped \(s.directoryChangesDropped); \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
 
     /// Every possible cut point while a database is created and its first commits land (full durability),
     /// each with several fates: every acknowledged commit survives, which needs the new files' directory
     /// entries synced as well as their bytes.
-    @Test func everyCutPointDuringCreation() throws {
+    @Test(arguments: [false, true])
+    func everyCutPointDuringCreation(encrypted: Bool) throws {
         let seed = crashTestSeed()
         let workload = CrashWorkload(seed: seed)
-        let options = crashTestOptions(.full)
+        var options = crashTestOptions(.full)
+        options.encryption = encrypted ? CrashEncryption.first : nil
         var point = 1
         var scenarioFinished = false
         while !scenarioFinished {

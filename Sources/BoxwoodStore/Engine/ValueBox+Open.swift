@@ -158,6 +158,10 @@ extension ValueBox {
         defer { page.deallocate() }
         let salt = UInt64.random(in: 1...UInt64.max)
         try layout.writeHeader(to: file)
+        // The header is durable before the meta slots are written: a creation cut short then leaves either no
+        // header (zeros: created again) or the header and torn slots (created again, see `holdsOnlyCreationBytes`),
+        // never ciphertext behind a lost header.
+        if layout.isEncrypted && options.durability != .off { try file.sync() }
         for generation in [UInt64(0), 1] {
             let m = MetaPage(generation: generation, pageCount: 2, catalogRoot: 0, freelistHead: 0, freeCount: 0,
                              lastSequence: 0, walSalt: salt)
@@ -169,20 +173,15 @@ extension ValueBox {
 
     /// True when the first `size` bytes (at most the header and two meta pages) are what creating the file can
     /// leave. Plain: each page's first sector zero or starting with the meta header, every other sector zero.
-    /// Encrypted: the header block's first sector zero or starting like an encryption header, its other sectors
-    /// zero (the meta slots after it are ciphertext). A foreign file fails this and is never overwritten.
+    /// Encrypted: the header block zero except the fields of its two copies (the meta slots after it are
+    /// ciphertext). A foreign file fails this and is never overwritten.
     private func holdsOnlyCreationBytes(_ file: StorageFile, size: UInt64, layout: DataFileLayout) throws(BoxwoodError) -> Bool {
         guard layout.isEncrypted else { return try holdsOnlyMetaSectors(file, size: size) }
         let count = Int(min(size, UInt64(EncryptionHeader.size)))
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         defer { bytes.deallocate() }
         guard try file.read(into: bytes, count: count, offset: 0) == count else { return false }
-        let headerStart = EncryptionHeader.looksLikeHeader(bytes, count: count)
-        for i in 0..<count where bytes.load(fromByteOffset: i, as: UInt8.self) != 0 {
-            // Bytes of the header's first 128 (all its fields) may be set; nothing else of the block.
-            if !(headerStart && i < 128) { return false }
-        }
-        return true
+        return EncryptionHeader.holdsOnlyHeaderBytes(bytes, count: count)
     }
 
     private func holdsOnlyMetaSectors(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> Bool {
