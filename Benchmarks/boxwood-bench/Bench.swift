@@ -49,6 +49,7 @@ final class Bench {
         if workload == .extensionMemory { return engine == .boxwood ? [try extensionMemory()] : [] }
         switch engine {
         case .boxwood: return try runOnDatabase(workload, BoxwoodEngine.self)
+        case .boxwoodEncrypted: return try runOnDatabase(workload, EncryptedBoxwoodEngine.self)
         case .sqlite: return try runOnDatabase(workload, SQLiteEngine.self)
         case .lmdb: return try runOnDatabase(workload, LMDBEngine.self)
         case .mmap: return try runOnAny(workload, MmapEngine.self)

@@ -30,8 +30,11 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Comma-separated workloads to run (default: all).")
     var only: String?
 
-    @Option(help: "Comma-separated engines to run: boxwood, sqlite, lmdb, mmap (default: all).")
+    @Option(help: "Comma-separated engines to run: boxwood, sqlite, lmdb, mmap, boxwood-enc (default: all but boxwood-enc).")
     var engines: String?
+
+    @Flag(help: "Also run Boxwood on an encrypted database (the boxwood-enc column; its ratio column is the cost of encryption). SQLCipher is not available here: SQLite runs without a cipher.")
+    var encrypted = false
 
     @Option(help: "Seed of every random choice (keys, values, operations).")
     var seed: UInt64 = 42
@@ -69,7 +72,7 @@ struct BenchCommand: ParsableCommand {
         let sizes = BenchSizes(profile: profile, keys: keys ?? profile.defaultKeys)
         let workloads = try selectedWorkloads()
         let engines = try selectedEngines()
-        BoxwoodEngine.checkpointMemoryBytes = boxwoodCheckpointMemory.map { $0 << 20 }
+        BoxwoodBenchSettings.checkpointMemoryBytes = boxwoodCheckpointMemory.map { $0 << 20 }
         do {
             try makeDirectory(dir)
             let root = try makeScratchDirectory(in: dir)
@@ -111,11 +114,11 @@ struct BenchCommand: ParsableCommand {
     }
 
     private func selectedEngines() throws -> [EngineKind] {
-        guard let engines else { return EngineKind.allCases }
+        guard let engines else { return EngineKind.allCases.filter { encrypted || $0 != .boxwoodEncrypted } }
         let names = engines.split(separator: ",").map(String.init)
         for name in names where EngineKind(rawValue: name) == nil {
             throw ValidationError("unknown engine '\(name)'; engines: " + EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        return EngineKind.allCases.filter { names.contains($0.rawValue) }
+        return EngineKind.allCases.filter { names.contains($0.rawValue) || (encrypted && $0 == .boxwoodEncrypted) }
     }
 }

@@ -1,14 +1,43 @@
 import BoxwoodStore
 
+/// Settings of every Boxwood database of the run.
+enum BoxwoodBenchSettings {
+    /// `ValueBoxOptions.checkpointMemoryBytes`; nil keeps the library default. Set once from the command line
+    /// before any engine opens.
+    nonisolated(unsafe) static var checkpointMemoryBytes: Int?
+}
+
+/// Which Boxwood column an engine fills: plain, or encrypted (`--encrypted`, docs/encryption.md).
+protocol BoxwoodBenchMode {
+    static var kind: EngineKind { get }
+    static var encryption: ValueBoxEncryptionParameters? { get }
+}
+
+enum PlainBoxwood: BoxwoodBenchMode {
+    static var kind: EngineKind { .boxwood }
+    static var encryption: ValueBoxEncryptionParameters? { nil }
+}
+
+enum EncryptedBoxwood: BoxwoodBenchMode {
+    static var kind: EngineKind { .boxwoodEncrypted }
+    /// A fixed benchmark key (not a secret).
+    static var encryption: ValueBoxEncryptionParameters? {
+        ValueBoxEncryptionParameters(forceEncryptionIfNoSet: false,
+                                     key: ValueBoxEncryptionParameters.Key(bytes: (0..<32).map { UInt8($0) })!,
+                                     salt: ValueBoxEncryptionParameters.Salt(bytes: (0..<16).map { UInt8($0 + 100) })!)
+    }
+}
+
+typealias BoxwoodEngine = BoxwoodEngineOf<PlainBoxwood>
+typealias EncryptedBoxwoodEngine = BoxwoodEngineOf<EncryptedBoxwood>
+
 /// Boxwood through its public API: `ValueBox(path:options:)` with the run's durability and default checkpoint
 /// thresholds (unless `--boxwood-checkpoint-memory` sets the dirty-memory one), one `begin`/`commit` per batch,
-/// `withValue` for reads and `withRange` with a limit for scans (the engine's no-copy reads).
-final class BoxwoodEngine: DatabaseEngine {
-    static let kind = EngineKind.boxwood
-    static let logFileName: String? = "wal"
-    /// `ValueBoxOptions.checkpointMemoryBytes` for every Boxwood database of the run; nil keeps the library
-    /// default. Set once from the command line before any engine opens.
-    nonisolated(unsafe) static var checkpointMemoryBytes: Int?
+/// `withValue` for reads and `withRange` with a limit for scans (the engine's no-copy reads). `Mode` says whether
+/// the database is encrypted (the generic is specialized: no dispatch in the timed loops).
+final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine {
+    static var kind: EngineKind { Mode.kind }
+    static var logFileName: String? { "wal" }
 
     let directory: String
     let durability: Durability
@@ -23,7 +52,8 @@ final class BoxwoodEngine: DatabaseEngine {
         self.durability = durability
         do {
             var options = ValueBoxOptions(durability: durability)
-            if let bytes = BoxwoodEngine.checkpointMemoryBytes { options.checkpointMemoryBytes = bytes }
+            if let bytes = BoxwoodBenchSettings.checkpointMemoryBytes { options.checkpointMemoryBytes = bytes }
+            options.encryption = Mode.encryption
             box = try ValueBox(path: directory, options: options)
         } catch {
             throw .boxwood(error)

@@ -3,6 +3,8 @@ import BoxwoodStore
 /// The engines the harness compares, in column order.
 enum EngineKind: String, CaseIterable, Sendable {
     case boxwood, sqlite, lmdb, mmap
+    /// Boxwood on an encrypted database (`--encrypted`); not in the default set.
+    case boxwoodEncrypted = "boxwood-enc"
 }
 
 /// A store the harness can time: ordered tables of binary keys (memcmp order, shorter first) in one directory.

@@ -55,7 +55,7 @@ extension Bench {
         switch engine {
         case .boxwood: return try fullText(BoxwoodFullText.self)
         case .sqlite: return try fullText(SQLiteFullText.self)
-        case .lmdb, .mmap: return []
+        case .lmdb, .mmap, .boxwoodEncrypted: return []
         }
     }
 

@@ -32,7 +32,7 @@ struct Stat: ParsableCommand, JSONOutput {
             print("pages total:               \(s.pagesTotal)")
             print("pages used:                \(s.pagesTotal - min(s.pagesFree, s.pagesTotal))")
             print("pages free:                \(s.pagesFree)")
-            print("encrypted:                 \(s.isEncrypted ? "yes (ChaCha20-Poly1305)" : "no")")
+            print("encrypted:                 \(s.isEncrypted ? "yes (AES-256-GCM)" : "no")")
             print("file bytes:                \(s.fileBytes)")
             print("wal bytes:                 \(s.walBytes)")
             print("transaction state version: \(s.transactionStateVersion)")

@@ -417,4 +417,30 @@ enum EncryptionFixtures {
         try verify(plain, 0..<150)
         try plain.close()
     }
+
+    /// `check` names a tampered page of an encrypted file by its file and page number.
+    @Test func checkNamesATamperedPage() throws {
+        let path = temporaryDatabasePath("enc-check")
+        defer { removeItem(path) }
+        let box = try ValueBox(path: path, options: EncryptionFixtures.options())
+        try fill(box, 0..<400)
+        try box.checkpoint()
+        try box.close()
+        let original = try readFile(path + "/data")
+        let pages = (original.count - EncryptionHeader.size) / PageCipher.slotSize
+        var named = 0
+        for page in stride(from: pages - 1, through: 2, by: -7) {
+            var damaged = original
+            damaged[EncryptionHeader.size + page * PageCipher.slotSize + 1000] ^= 0x20
+            try writeFile(path + "/data", damaged)
+            guard let reopened = try? ValueBox(path: path, options: EncryptionFixtures.options()) else { continue }
+            let report = try reopened.check()
+            try reopened.close()
+            #expect(report.problems.contains { $0.contains(path + "/data") && $0.contains("page \(page)") },
+                    "page \(page): \(report.problems.prefix(3))")
+            named += 1
+        }
+        try writeFile(path + "/data", original)
+        #expect(named > 3)
+    }
 }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Seals data-file pages with ChaCha20-Poly1305 under a file's page key (see `DatabaseKeys`), and opens them.
+/// Seals data-file pages with AES-256-GCM under a file's page key (see `DatabaseKeys`), and opens them.
 ///
 /// An encrypted page takes a slot of `slotSize` bytes on disk: the 4096 bytes of the page (its plain form,
 /// checksum included, exactly as an unencrypted file would hold it) encrypted, then a 32-byte trailer:
@@ -9,7 +9,7 @@ import Foundation
 ///     offset size field
 ///     0      4096 ciphertext  the page
 ///     4096   12   nonce       session (8 bytes, random per `PageCipher`) ‖ counter (4 bytes LE)
-///     4108   16   tag         Poly1305 tag over the ciphertext and the associated data
+///     4108   16   tag         GCM tag over the ciphertext and the associated data
 ///     4124   4    reserved    zero
 ///
 /// Associated data: "BXWP" ‖ page number (8 bytes LE). A page copied to another slot, or into another file
@@ -49,8 +49,8 @@ final class PageCipher {
         store32(trailer, 8, counter)
         store32(trailer, PageCipher.nonceSize + PageCipher.tagSize, 0)
         do {
-            let nonce = try ChaChaPoly.Nonce(data: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize))
-            let box = try ChaChaPoly.seal(UnsafeRawBufferPointer(start: page, count: PageLayout.pageSize), using: key,
+            let nonce = try AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize))
+            let box = try AES.GCM.seal(UnsafeRawBufferPointer(start: page, count: PageLayout.pageSize), using: key,
                                           nonce: nonce, authenticating: PageCipher.associatedData(pageNumber))
             box.ciphertext.copyBytes(to: slot.assumingMemoryBound(to: UInt8.self), count: PageLayout.pageSize)
             box.tag.copyBytes(to: (trailer + PageCipher.nonceSize).assumingMemoryBound(to: UInt8.self), count: PageCipher.tagSize)
@@ -63,11 +63,11 @@ final class PageCipher {
     /// slot does not authenticate: damaged, torn, moved from another place or file, or sealed under another key.
     func open(_ slot: UnsafeRawPointer, pageNumber: UInt64, into page: UnsafeMutableRawPointer) -> Bool {
         let trailer = slot + PageLayout.pageSize
-        guard let nonce = try? ChaChaPoly.Nonce(data: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize)),
-              let box = try? ChaChaPoly.SealedBox(
+        guard let nonce = try? AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize)),
+              let box = try? AES.GCM.SealedBox(
                 nonce: nonce, ciphertext: UnsafeRawBufferPointer(start: slot, count: PageLayout.pageSize),
                 tag: UnsafeRawBufferPointer(start: trailer + PageCipher.nonceSize, count: PageCipher.tagSize)),
-              let plain = try? ChaChaPoly.open(box, using: key, authenticating: PageCipher.associatedData(pageNumber)),
+              let plain = try? AES.GCM.open(box, using: key, authenticating: PageCipher.associatedData(pageNumber)),
               plain.count == PageLayout.pageSize else { return false }
         plain.copyBytes(to: page.assumingMemoryBound(to: UInt8.self), count: PageLayout.pageSize)
         return true

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Seals the payloads of an encrypted database's WAL records with ChaCha20-Poly1305 under the key of one log
+/// Seals the payloads of an encrypted database's WAL records with AES-256-GCM under the key of one log
 /// (`DatabaseKeys.walKey(walSalt:)`: every checkpoint's reset draws a new salt, hence a new key).
 ///
 /// In an encrypted log the record header's `payloadChecksum` field holds 8 random bytes instead, and the
@@ -29,7 +29,7 @@ final class RecordCipher {
     func seal(header: UnsafeRawPointer, nonceField: UInt64, offset: UInt64, payload: UnsafeMutableRawPointer,
               payloadLength: Int) throws(BoxwoodError) {
         do {
-            let box = try ChaChaPoly.seal(UnsafeRawBufferPointer(start: payload, count: payloadLength), using: key,
+            let box = try AES.GCM.seal(UnsafeRawBufferPointer(start: payload, count: payloadLength), using: key,
                                           nonce: try RecordCipher.nonce(nonceField, offset),
                                           authenticating: RecordCipher.associatedData(header, offset))
             box.ciphertext.copyBytes(to: payload.assumingMemoryBound(to: UInt8.self), count: payloadLength)
@@ -43,20 +43,20 @@ final class RecordCipher {
     func open(header: UnsafeRawPointer, nonceField: UInt64, offset: UInt64, payload: UnsafeMutableRawPointer,
               payloadLength: Int) -> Bool {
         guard let nonce = try? RecordCipher.nonce(nonceField, offset),
-              let box = try? ChaChaPoly.SealedBox(
+              let box = try? AES.GCM.SealedBox(
                 nonce: nonce, ciphertext: UnsafeRawBufferPointer(start: payload, count: payloadLength),
                 tag: UnsafeRawBufferPointer(start: payload + payloadLength, count: RecordCipher.tagSize)),
-              let plain = try? ChaChaPoly.open(box, using: key, authenticating: RecordCipher.associatedData(header, offset)),
+              let plain = try? AES.GCM.open(box, using: key, authenticating: RecordCipher.associatedData(header, offset)),
               plain.count == payloadLength else { return false }
         plain.copyBytes(to: payload.assumingMemoryBound(to: UInt8.self), count: payloadLength)
         return true
     }
 
-    private static func nonce(_ field: UInt64, _ offset: UInt64) throws -> ChaChaPoly.Nonce {
+    private static func nonce(_ field: UInt64, _ offset: UInt64) throws -> AES.GCM.Nonce {
         var bytes = [UInt8](repeating: 0, count: 12)
         withUnsafeBytes(of: field.littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: offset).littleEndian) { bytes.replaceSubrange(8..<12, with: $0) }
-        return try ChaChaPoly.Nonce(data: bytes)
+        return try AES.GCM.Nonce(data: bytes)
     }
 
     private static func associatedData(_ header: UnsafeRawPointer, _ offset: UInt64) -> [UInt8] {
