@@ -44,6 +44,11 @@ struct BenchCommand: ParsableCommand {
         discussion: "Shows the memory-for-write-throughput trade: a larger budget means fewer checkpoints and fewer bytes synced."))
     var boxwoodCheckpointMemory: Int?
 
+    @Option(help: ArgumentHelp(
+        "The encrypted column's decrypted-page cache in MiB (default: the library's, 64).",
+        discussion: "Reads of pages outside the cache decrypt them again: a cache that holds the working set makes reads cost what plain ones do."))
+    var boxwoodDecryptedCache: Int?
+
     @Option(help: .hidden) var externalCommitChild: String?
     @Option(help: .hidden) var extensionMemoryChild: String?
 
@@ -53,6 +58,9 @@ struct BenchCommand: ParsableCommand {
     func validate() throws {
         if quick && smoke { throw ValidationError("--quick and --smoke exclude each other") }
         if let keys, keys < 1_000 || keys > 100_000_000 { throw ValidationError("--keys must be between 1,000 and 100,000,000") }
+        if let mib = boxwoodDecryptedCache, mib < 0 || mib > 65_536 {
+            throw ValidationError("--boxwood-decrypted-cache must be between 0 and 65,536 MiB")
+        }
         if let mib = boxwoodCheckpointMemory, mib < 1 || mib > 16_384 {
             throw ValidationError("--boxwood-checkpoint-memory must be between 1 and 16,384 MiB")
         }
@@ -73,6 +81,7 @@ struct BenchCommand: ParsableCommand {
         let workloads = try selectedWorkloads()
         let engines = try selectedEngines()
         BoxwoodBenchSettings.checkpointMemoryBytes = boxwoodCheckpointMemory.map { $0 << 20 }
+        BoxwoodBenchSettings.decryptedPageCacheBytes = boxwoodDecryptedCache.map { $0 << 20 }
         do {
             try makeDirectory(dir)
             let root = try makeScratchDirectory(in: dir)
@@ -83,6 +92,9 @@ struct BenchCommand: ParsableCommand {
             for line in durabilityMapping { print("  " + line) }
             if let mib = boxwoodCheckpointMemory {
                 print("  boxwood checkpointMemoryBytes = \(mib) MiB (--boxwood-checkpoint-memory; the default is 64 MiB)")
+            }
+            if let mib = boxwoodDecryptedCache {
+                print("  boxwood-enc decryptedPageCacheBytes = \(mib) MiB (--boxwood-decrypted-cache; the default is 64 MiB)")
             }
             print("timing: write workloads from the first operation to the end of close (deferred checkpoints and syncs count); read workloads after an untimed warm-up scan, without open and close")
             print("")

@@ -5,6 +5,8 @@ enum BoxwoodBenchSettings {
     /// `ValueBoxOptions.checkpointMemoryBytes`; nil keeps the library default. Set once from the command line
     /// before any engine opens.
     nonisolated(unsafe) static var checkpointMemoryBytes: Int?
+    /// `ValueBoxOptions.decryptedPageCacheBytes` for the encrypted column; nil keeps the library default.
+    nonisolated(unsafe) static var decryptedPageCacheBytes: Int?
 }
 
 /// Which Boxwood column an engine fills: plain, or encrypted (`--encrypted`, docs/encryption.md).
@@ -54,6 +56,7 @@ final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine {
             var options = ValueBoxOptions(durability: durability)
             if let bytes = BoxwoodBenchSettings.checkpointMemoryBytes { options.checkpointMemoryBytes = bytes }
             options.encryption = Mode.encryption
+            if let bytes = BoxwoodBenchSettings.decryptedPageCacheBytes { options.decryptedPageCacheBytes = bytes }
             box = try ValueBox(path: directory, options: options)
         } catch {
             throw .boxwood(error)

@@ -259,8 +259,12 @@ final class LazyFSHarness {
     var stats = LazyFSStats()
     private let started = ContinuousClock.now
 
-    init(name: String, child: String, durability: Durability, seed: UInt64) throws {
+    /// How the child encrypts the database (`CrashEncryption`); opens here try its candidate keys.
+    let encryption: CrashEncryption
+
+    init(name: String, child: String, durability: Durability, seed: UInt64, encryption: CrashEncryption = .plain) throws {
         self.name = name
+        self.encryption = encryption
         self.child = child
         self.durability = durability
         self.seed = seed
@@ -308,8 +312,9 @@ final class LazyFSHarness {
     /// Spawns a child continuing after `committed` on the database in the mount and stops it as `stop` says (see
     /// ``CrashChildLauncher/run(after:transactions:stop:fail:)``). Nil after recording a failure.
     func runChild(_ stop: ChildStop, transactions: UInt64 = 1_000_000_000, context: String) -> ChildRun? {
-        let launcher = CrashChildLauncher(executable: child, databasePath: databasePath, seed: seed, durability: durability,
+        var launcher = CrashChildLauncher(executable: child, databasePath: databasePath, seed: seed, durability: durability,
                                           stderrPath: directory + "/child-stderr", stderrLimit: 2_000)
+        launcher.encryption = encryption
         return launcher.run(after: committed, transactions: transactions, stop: stop) { fail(context, $0) }
     }
 
@@ -321,7 +326,7 @@ final class LazyFSHarness {
     func verify(readOnly: Bool, acked: UInt64, floor: UInt64, context: String) -> UInt64? {
         let box: ValueBox
         do {
-            box = try ValueBox(path: databasePath, options: ValueBoxOptions(durability: durability, readOnly: readOnly))
+            box = try encryption.open(databasePath, options: ValueBoxOptions(durability: durability, readOnly: readOnly))
         } catch {
             fail(context, "\(readOnly ? "read-only" : "read-write") open after acknowledging \(acked) failed: \(error)")
             return nil
@@ -361,7 +366,7 @@ final class LazyFSHarness {
     func commitInProcess(context: String) {
         let before = committed
         do {
-            let box = try ValueBox(path: databasePath, options: ValueBoxOptions(durability: durability))
+            let box = try encryption.open(databasePath, options: ValueBoxOptions(durability: durability))
             try workload.run(before + 1, in: box)
             try box.close()
         } catch {

@@ -30,11 +30,14 @@ import Darwin
 @Suite(.serialized, .enabled(if: LazyFS.runs, "LazyFS cannot run here: the reason is printed (scripts/lazyfs.sh check)"))
 struct LazyFSTests {
     /// SIGKILL + clear-cache rounds on one mount.
-    @Test(arguments: [Durability.full, .normal])
-    func powerCut(durability: Durability) throws {
+    /// Also on an encrypted database that the child keeps rekeying between two keys (`.rekeying`, `normal`): a power
+    /// loss during a rekey leaves the database complete under exactly one of the keys.
+    @Test(arguments: [(Durability.full, CrashEncryption.plain), (.normal, .plain), (.normal, .rekeying)])
+    func powerCut(durability: Durability, encryption: CrashEncryption) throws {
         guard LazyFS.ready(), let child = Self.crashChild() else { return }
         let rounds = Self.rounds(default: 8)
-        let harness = try LazyFSHarness(name: "power cut, \(durability)", child: child, durability: durability, seed: Self.seed)
+        let name = "power cut, \(durability)" + (encryption == .plain ? "" : ", \(encryption)")
+        let harness = try LazyFSHarness(name: name, child: child, durability: durability, seed: Self.seed, encryption: encryption)
         defer { harness.finish() }
         print("LazyFSTests [\(harness.name)]: seed \(harness.seed) (BOXWOOD_SEED replays it), \(rounds) rounds")
         guard harness.lazyfsStep("mount", { () throws(LazyFSError) in try harness.lazyfs.mount() }) else { return }

@@ -443,4 +443,31 @@ enum EncryptionFixtures {
         try writeFile(path + "/data", original)
         #expect(named > 3)
     }
+
+    /// The decrypted-page cache's CLOCK trim keeps the pages read since the last sweep and frees the others down to
+    /// its target; a page it holds is the page it was given.
+    @Test func decryptedPageCacheTrimKeepsTheReferencedPages() {
+        let cache = DecryptedPageCache()
+        let pageSize = DecryptedPageCache.pageSize
+        for page in UInt64(0)..<100 {
+            let memory = cache.buffer()
+            memory.storeBytes(of: page, as: UInt64.self)
+            cache.insert(memory, as: page)
+        }
+        #expect(cache.count == 100)
+        #expect(!cache.trim(budget: 200 * pageSize), "nothing to trim under a large budget")
+        // The first sweep clears the marks the inserts set; the second frees pages 0..<26, leaving 75% of 99.
+        #expect(cache.trim(budget: 99 * pageSize))
+        #expect(cache.count == 74)
+        #expect((UInt64(0)..<100).filter { cache.holds($0) } == Array(26..<100))
+        // Read 50..<74 (marks them); a trim to 30 pages frees the unread pages after the hand first.
+        for page in UInt64(50)..<74 { #expect(cache.page(page)?.load(as: UInt64.self) == page) }
+        #expect(cache.trim(budget: 40 * pageSize))
+        #expect(cache.count == 30)
+        for page in UInt64(50)..<74 { #expect(cache.holds(page), "page \(page), read since the last sweep, was freed") }
+        for page in UInt64(0)..<100 where cache.holds(page) { #expect(cache.page(page)?.load(as: UInt64.self) == page) }
+        #expect(!cache.trim(budget: 1_000 * pageSize), "nothing to trim under a large budget")
+        cache.removeAll()
+        #expect(cache.count == 0)
+    }
 }

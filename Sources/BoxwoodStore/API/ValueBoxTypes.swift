@@ -104,7 +104,9 @@ public struct ValueBoxOptions: Sendable {
     /// unless ``ValueBoxEncryptionParameters/forceEncryptionIfNoSet`` is set. Default nil: a plain database.
     public var encryption: ValueBoxEncryptionParameters? = nil
     /// In an encrypted database, decrypted pages are kept in memory up to about this many bytes (trimmed between
-    /// operations, branch pages last). Default 64 MiB.
+    /// operations by a CLOCK sweep that keeps the pages reads come back to). A page read while not held is
+    /// decrypted again, so a budget that holds the working set makes reads cost what plain ones do; it is dirty
+    /// memory, so keep it small in an app extension. Default 64 MiB.
     public var decryptedPageCacheBytes = 64 << 20
 
     public init(durability: Durability = .normal, readOnly: Bool = false) {

@@ -34,12 +34,14 @@ struct EncryptionHeader: Equatable {
     var fileId: [UInt8]
     var keyCheck: [UInt8]
 
-    /// True when the block at `p` (`count` bytes read) is meant as an encryption header: in one of its copies at
-    /// least two of the three marks hold — the magic, type 6, version 2 — so that one damaged mark still names it
-    /// (a plain file's meta page 0 has the magic but type 1 and version 1). Says nothing about checksums; `decode`
-    /// checks everything.
+    /// True when the block at `p` (`count` bytes read) is meant as an encryption header: in one of its copies the
+    /// type is 6 and the magic or version 2 holds too, so that a damaged magic or version still names it. A plain
+    /// file's page 0 is a meta page (type 1), whatever its version. Says nothing about checksums; `decode` checks
+    /// everything.
     static func looksLikeHeader(_ p: UnsafeRawPointer, count: Int) -> Bool {
-        copyOffsets.contains { offset in offset + 48 <= count && marks(p + offset) >= 2 }
+        copyOffsets.contains { offset in
+            offset + 48 <= count && (p + offset).load(fromByteOffset: PageLayout.typeOffset, as: UInt8.self) == pageType && marks(p + offset) >= 2
+        }
     }
 
     /// How many of a copy's three marks hold.

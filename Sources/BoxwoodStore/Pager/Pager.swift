@@ -7,9 +7,10 @@
 /// made by an earlier transaction is also copied before the current transaction changes it, so `abort` just
 /// drops the pages the transaction made and restores the previous roots.
 ///
-/// In an encrypted file (`layout.cipher`) the mapping holds ciphertext: a checkpointed page is decrypted, then
-/// verified, into a page of its own the first time it is touched, and kept in `plainPages` until a trim (see
-/// `trimDecryptedPages`), which happens only between operations, where no cursor holds a page pointer.
+/// In an encrypted file (`layout.cipher`) the mapping holds ciphertext: a checkpointed page is decrypted (which
+/// authenticates it) and validated into a page of its own the first time it is touched, and kept in `decrypted`
+/// until a trim (see `trimDecryptedPages`), which happens only between operations, where no cursor holds a page
+/// pointer.
 final class Pager {
     let file: StorageFile
     let pageSize = PageLayout.pageSize
@@ -33,11 +34,10 @@ final class Pager {
 
     // MARK: Decrypted pages (encrypted files only)
 
-    /// Indexed by page number: the decrypted, verified page, or nil when it has not been touched since the
-    /// last trim. Each entry is a page buffer of its own.
-    @exclusivity(unchecked) private var plainPages: [UnsafeMutableRawPointer?] = []
-    /// Entries of `plainPages` that hold a page.
-    private(set) var decryptedPageCount = 0
+    /// The decrypted, validated pages.
+    private let decrypted = DecryptedPageCache()
+    /// Pages `decrypted` holds.
+    var decryptedPageCount: Int { decrypted.count }
 
     // MARK: Dirty pages and blobs
 
@@ -89,7 +89,6 @@ final class Pager {
 
     deinit {
         releaseAllDirty()
-        dropDecryptedPages(keepingBranches: false)
         if let map { file.unmap(map, length: mapLength) }
     }
 
@@ -128,11 +127,7 @@ final class Pager {
     /// Forgets that `page` was verified (its bytes in the file changed or must be checked again).
     func clearVerified(_ page: UInt64) {
         if isEncrypted {
-            if page < UInt64(plainPages.count), let memory = plainPages[Int(page)] {
-                memory.deallocate()
-                plainPages[Int(page)] = nil
-                decryptedPageCount -= 1
-            }
+            decrypted.remove(page)
             return
         }
         let word = Int(page >> 6)
@@ -143,34 +138,13 @@ final class Pager {
     /// plain file's mapping shows it already, an encrypted file's decrypted copy is replaced.
     func didWrite(_ plain: UnsafeRawPointer, as page: UInt64) {
         guard isEncrypted else { markVerified(page); return }
-        let index = Int(page)
-        if index >= plainPages.count { plainPages.append(contentsOf: repeatElement(nil, count: index - plainPages.count + 1)) }
-        let memory: UnsafeMutableRawPointer
-        if let existing = plainPages[index] { memory = existing } else {
-            memory = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
-            plainPages[index] = memory
-            decryptedPageCount += 1
-        }
-        memory.copyMemory(from: plain, byteCount: pageSize)
+        decrypted.store(plain, as: page)
     }
 
-    /// Frees decrypted pages once they take more than `budget` bytes: leaf, overflow and freelist pages first,
-    /// and the branch pages too when those alone exceed it. Call only between operations (no cursor holds a
-    /// page pointer); it bumps `modificationCount` so that iterators re-seek.
+    /// Frees decrypted pages once they take more than `budget` bytes (see `DecryptedPageCache.trim`). Call only
+    /// between operations (no cursor holds a page pointer); it bumps `modificationCount` so that iterators re-seek.
     func trimDecryptedPages(budget: Int) {
-        guard isEncrypted, decryptedPageCount * pageSize > budget else { return }
-        dropDecryptedPages(keepingBranches: true)
-        if decryptedPageCount * pageSize > budget { dropDecryptedPages(keepingBranches: false) }
-    }
-
-    private func dropDecryptedPages(keepingBranches: Bool) {
-        for index in plainPages.indices {
-            guard let memory = plainPages[index] else { continue }
-            if keepingBranches && PageType.raw(of: memory) == PageType.branch.rawValue { continue }
-            memory.deallocate()
-            plainPages[index] = nil
-            decryptedPageCount -= 1
-        }
+        guard isEncrypted, decrypted.trim(budget: budget) else { return }
         modificationCount &+= 1
     }
 
@@ -181,7 +155,7 @@ final class Pager {
             throw .corrupted(file: file.path, page: page, reason: "page number out of range (file has \(pageCount) pages)")
         }
         if isEncrypted {
-            if page < UInt64(plainPages.count), let plain = plainPages[Int(page)] { return UnsafeRawPointer(plain) }
+            if let plain = decrypted.page(page) { return plain }
             return try decryptPage(page, map: map)
         }
         let pointer = map + Int(page) * pageSize
@@ -197,39 +171,30 @@ final class Pager {
         return pointer
     }
 
-    /// Decrypts and verifies page `page` of an encrypted file into a page of its own (see `plainPages`).
+    /// Decrypts page `page` of an encrypted file into a page of its own (see `decrypted`) and validates its
+    /// structure. Authentication replaces the checksum: the tag covers exactly the bytes that were sealed, the
+    /// page's own checksum included, so checking that too would only repeat it.
     @inline(never)
     private func decryptPage(_ page: UInt64, map: UnsafeRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
         let offset = layout.offset(of: page)
         guard let cipher = layout.cipher else { throw .corrupted(file: file.path, page: page, reason: "not an encrypted file") }
-        let memory = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
+        let memory = decrypted.buffer()
         // The page number is below `pageCount`, whose slots `ensureMapped` maps and open checked the file holds.
         guard cipher.open(map + Int(offset), pageNumber: page, into: memory) else {
-            memory.deallocate()
-            throw .checksumMismatch(file: file.path, page: page, offset: offset)
-        }
-        if pageChecksum(memory, pageNumber: page) != load64(memory, 0) {
-            memory.deallocate()
+            decrypted.discard(memory)
             throw .checksumMismatch(file: file.path, page: page, offset: offset)
         }
         if let reason = validatePage(memory, pageCount) {
-            memory.deallocate()
+            decrypted.discard(memory)
             throw .corrupted(file: file.path, page: page, reason: reason)
         }
-        let index = Int(page)
-        if index >= plainPages.count {
-            plainPages.append(contentsOf: repeatElement(nil, count: max(index - plainPages.count + 1, plainPages.count / 2)))
-        }
-        plainPages[index] = memory
-        decryptedPageCount += 1
+        decrypted.insert(memory, as: page)
         return UnsafeRawPointer(memory)
     }
 
     /// The page number of a pointer into a checkpointed page (nil for a dirty page), for error reports.
     func pageNumber(of pointer: UnsafeRawPointer) -> UInt64? {
-        if isEncrypted {
-            return plainPages.firstIndex { $0.map { pointer >= $0 && pointer < $0 + pageSize } ?? false }.map { UInt64($0) }
-        }
+        if isEncrypted { return decrypted.pageNumber(of: pointer) }
         guard let map, pointer >= map, pointer < map + mapLength else { return nil }
         return UInt64((pointer - map) / pageSize)
     }
