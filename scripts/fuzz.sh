@@ -21,9 +21,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
-SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
 ROOT=$(pwd)
-BINARY="$ROOT/$SCRATCH/release/boxwood-fuzz"
+SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
+# FUZZ_SCRATCH may be absolute (a build outside the checkout) or relative to it.
+case "$SCRATCH" in /*) ;; *) SCRATCH="$ROOT/$SCRATCH" ;; esac
+BINARY="$SCRATCH/release/boxwood-fuzz"
 # The Swift runtime's backtracer would read memory ASan has poisoned; libFuzzer prints the stack itself.
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
@@ -78,7 +80,7 @@ run_target() {
     fi
     local line
     line="$(date -u +%FT%TZ) $target seconds=$seconds executions=${runs:-?} exec/s=${rate:-?} ${cov:-} new-artifacts=$crashes status=$status"
-    echo "$line" | tee -a "$ROOT/$SCRATCH/fuzz-summary.txt"
+    echo "$line" | tee -a "$SCRATCH/fuzz-summary.txt"
     if [ "$status" -ne 0 ] && [ "$keep_going" != 1 ] && known_crash "$log"; then
         echo "   $target hit a known crash (signature $KNOWN in Fuzz/Corpus/known-crashes.txt); not a failure"
         return 0
@@ -166,20 +168,24 @@ case "$command" in
     smoke)
         seconds=${1:-20}
         shift || true
-        mkdir -p "$ROOT/$SCRATCH"
-        if ! build >"$ROOT/$SCRATCH/build.log" 2>&1; then
+        mkdir -p "$SCRATCH"
+        if ! build >"$SCRATCH/build.log" 2>&1; then
             echo "fuzz-smoke: SKIPPED — the fuzzers do not build with this toolchain (swiftc -sanitize=fuzzer,address);"
             echo "            see $SCRATCH/build.log"
             exit 0
         fi
         targets=("$@")
         [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(all_targets)
+        if [ ${#targets[@]} -eq 0 ]; then
+            echo "fuzz-smoke: FAILED — $BINARY lists no targets (see $SCRATCH/build.log)"
+            exit 1
+        fi
         failed=()
         for target in "${targets[@]}"; do
             # A fresh corpus each time: the smoke run starts from the seeds and leaves nothing behind.
-            work="$ROOT/$SCRATCH/smoke/$target"
+            work="$SCRATCH/smoke/$target"
             rm -rf "$work"
-            run_target "$target" "$seconds" "$work" "$ROOT/$SCRATCH/smoke-artifacts/$target" || failed+=("$target")
+            run_target "$target" "$seconds" "$work" "$SCRATCH/smoke-artifacts/$target" || failed+=("$target")
         done
         if [ ${#failed[@]} -gt 0 ]; then
             echo "fuzz-smoke: FAILED — crashes in: ${failed[*]} (artifacts in $SCRATCH/smoke-artifacts/)"
@@ -194,9 +200,13 @@ case "$command" in
         [ "${FUZZ_BUILD:-1}" = 0 ] || build
         targets=("$@")
         [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(all_targets)
+        if [ ${#targets[@]} -eq 0 ]; then
+            echo "fuzz: $BINARY lists no targets (build it: scripts/fuzz.sh build)"
+            exit 1
+        fi
         failed=()
         for target in "${targets[@]}"; do
-            run_target "$target" "$seconds" "$ROOT/$SCRATCH/corpus/$target" "$ROOT/$SCRATCH/artifacts/$target" 1 || failed+=("$target")
+            run_target "$target" "$seconds" "$SCRATCH/corpus/$target" "$SCRATCH/artifacts/$target" 1 || failed+=("$target")
         done
         if [ ${#failed[@]} -gt 0 ]; then
             echo "fuzz: crashes in: ${failed[*]} — minimized reproducers are in $SCRATCH/artifacts/<target>/minimized-*;"
