@@ -40,7 +40,7 @@ import Testing
         #expect(inserts(alice) == ["hello boxwood", "second message"], "\(record.operationsByPeerId[alice] ?? [])")
         #expect(inserts(bob) == ["bob says hi"])
         #expect(record.chatListOperations[.root]?.isEmpty == false)
-        #expect(record.updatedTotalUnreadStates[.root] == ChatListTotalUnreadState(messageCount: 3, chatCount: 2))
+        #expect(record.updatedTotalUnreadStates[.root] == ChatListTotalUnreadState(unfilteredMessageCount: 3, chatCount: 2))
         // The seeded hole 1...Int32.max-1 lost everything from the lowest added id up.
         #expect(!record.holeOperations.isEmpty)
 

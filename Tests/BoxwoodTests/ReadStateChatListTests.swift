@@ -52,6 +52,9 @@ import BoxwoodStore
                 let (a, b) = unread(p)
                 result.messageCount += Int64(a + b)
                 if a + b > 0 || marked[p] == true { result.chatCount += 1 }
+                // No chat here has notification settings: the filtered counters are the absolute ones.
+                result.filteredMessageCount = result.messageCount
+                result.filteredChatCount = result.chatCount
             }
             return result
         }

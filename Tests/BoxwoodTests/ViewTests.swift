@@ -85,7 +85,7 @@ import BoxwoodStore
         }
         let next = try await iterator.next()
         #expect((next?.views[.peerMergedOperationLog(tag: tag, limit: 10)] as? MergedOperationLogView)?.entries.count == 1)
-        #expect((next?.views[.totalUnreadState(groupId: .root)] as? TotalUnreadView)?.state == ChatListTotalUnreadState(messageCount: 1, chatCount: 1))
+        #expect((next?.views[.totalUnreadState(groupId: .root)] as? TotalUnreadView)?.state == ChatListTotalUnreadState(unfilteredMessageCount: 1, chatCount: 1))
         #expect((next?.views[.combinedReadState(peerId: chat)] as? CombinedReadStateView)?.state?.count == 1)
         try await postbox.transaction { tx in
             try tx.applyIncomingReadMaxId(MessageId(peerId: chat, namespace: 0, id: 1))

@@ -69,9 +69,10 @@ extension PostboxDataItem where Value == [ChatListEntry] {
 }
 
 extension PostboxDataItem where Value == Int64 {
-    /// Unread messages in a chat-list group (the badge; muted chats count too: Boxwood keeps no filtered total yet).
-    public static func unreadCount(groupId: PeerGroupId = .root) -> Self {
-        Self(.totalUnreadState(groupId: groupId), same: ==) { $0.state.messageCount }
+    /// Unread messages in a chat-list group: the badge. Muted chats (whose notification settings remove them from
+    /// the total unread count) are left out unless `includingMuted`.
+    public static func unreadCount(groupId: PeerGroupId = .root, includingMuted: Bool = false) -> Self {
+        Self(.totalUnreadState(groupId: groupId), same: ==) { includingMuted ? $0.state.messageCount : $0.state.filteredMessageCount }
     }
 }
 

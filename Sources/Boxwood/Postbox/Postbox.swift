@@ -262,7 +262,10 @@ public final class Postbox: @unchecked Sendable {
             let version = try tx.postbox.tables.metadata.userVersion()
             // A database written before the unsent-message index existed gets it built once (not by a
             // read-only instance, which cannot write it).
-            if version != nil && !self.valueBox.options.readOnly { try tx.postbox.tables.history.history.buildUnsentIndexIfNeeded() }
+            if version != nil && !self.valueBox.options.readOnly {
+                try tx.postbox.tables.history.history.buildUnsentIndexIfNeeded()
+                try tx.postbox.tables.history.recountLegacyTotalUnreadStates()
+            }
             return version
         }
         if stored == nil {

@@ -34,6 +34,12 @@ final class PostboxTables {
                                              mergedIndexTable: mergedOperationLogIndex, useCaches: useCaches)
         history = MessageHistoryTables(valueBox: valueBox, configuration: seedConfiguration.historyConfiguration,
                                        initialChatListHoles: seedConfiguration.initializeChatListWithHole, useCaches: useCaches)
+        let settings = peerNotificationSettings
+        history.totalUnreadFilter = TotalUnreadFilter(
+            isRemoved: { [unowned settings] peerId in try settings.get(peerId)?.isRemovedFromTotalUnreadCount(default: false) ?? false },
+            removedBefore: { [unowned settings] in
+                settings.updatedSettings.mapValues { $0.old?.isRemovedFromTotalUnreadCount(default: false) ?? false }
+            })
         all = [metadata, peers, peerChatStates, cachedPeerData, peerPresences, peerNotificationSettings, contacts,
                preferences, orderedItemLists, operationLogMetadata, mergedOperationLogIndex, operationLog] + history.tables
     }

@@ -141,42 +141,47 @@ final class ChatListIndexTable: Table {
 
     // MARK: Total unread state
 
-    private static func contribution(_ listing: (groupId: PeerGroupId, index: ChatListIndex)?, _ state: CombinedPeerReadState?) -> (PeerGroupId, ChatListTotalUnreadState)? {
+    /// What one chat adds to its group's totals: its unread count and whether it is unread, in the filtered
+    /// counters too unless it is `removed` from the total (muted).
+    static func contribution(_ listing: (groupId: PeerGroupId, index: ChatListIndex)?, _ state: CombinedPeerReadState?,
+                             removed: Bool) -> (PeerGroupId, ChatListTotalUnreadState)? {
         guard let listing, let state else { return nil }
         var result = ChatListTotalUnreadState()
         result.messageCount = Int64(state.count)
         result.chatCount = state.isUnread ? 1 : 0
+        if !removed {
+            result.filteredMessageCount = result.messageCount
+            result.filteredChatCount = result.chatCount
+        }
         return result.isEmpty ? nil : (listing.groupId, result)
     }
 
-    /// Brings the stored total unread states up to date with the listings and read states changed in this
-    /// transaction (run after ``ChatListTable/replay``, before the read states are flushed). A group's totals
-    /// count the listed chats of the group: their unread incoming messages, and the chats with anything unread.
-    func commitTotalUnreadStates(readStateTable: MessageHistoryReadStateTable, metadataTable: MessageHistoryMetadataTable) throws {
+    /// Brings the stored total unread states up to date with the listings, read states and removals from the total
+    /// (`filter`: notification settings) changed in this transaction (run after ``ChatListTable/replay``, before the
+    /// read states are flushed). A group's totals count the listed chats of the group: their unread incoming
+    /// messages, and the chats with anything unread; the filtered counters leave out the chats `filter` removes.
+    func commitTotalUnreadStates(readStateTable: MessageHistoryReadStateTable, metadataTable: MessageHistoryMetadataTable,
+                                 filter: TotalUnreadFilter) throws {
         let initialStates = readStateTable.initialStates
+        let removedBefore = try filter.removedBefore()
         var peers = Set(initialEntries.keys)
         peers.formUnion(initialStates.keys)
+        peers.formUnion(removedBefore.keys)
         var deltas: [PeerGroupId: ChatListTotalUnreadState] = [:]
         for peerId in peers.sorted() {
             let currentEntry = try get(peerId)
             let initialEntry = initialEntries[peerId] ?? currentEntry
             let currentState = try readStateTable.get(peerId)
             let initialState: CombinedPeerReadState? = initialStates[peerId] ?? currentState
-            let before = Self.contribution(initialEntry.listing(peerId), initialState)
-            let after = Self.contribution(currentEntry.listing(peerId), currentState)
-            if let before {
-                deltas[before.0, default: ChatListTotalUnreadState()].messageCount &-= before.1.messageCount
-                deltas[before.0, default: ChatListTotalUnreadState()].chatCount &-= before.1.chatCount
-            }
-            if let after {
-                deltas[after.0, default: ChatListTotalUnreadState()].messageCount &+= after.1.messageCount
-                deltas[after.0, default: ChatListTotalUnreadState()].chatCount &+= after.1.chatCount
-            }
+            let removedNow = try filter.isRemoved(peerId)
+            let before = Self.contribution(initialEntry.listing(peerId), initialState, removed: removedBefore[peerId] ?? removedNow)
+            let after = Self.contribution(currentEntry.listing(peerId), currentState, removed: removedNow)
+            if let before { deltas[before.0, default: ChatListTotalUnreadState()].add(before.1, sign: -1) }
+            if let after { deltas[after.0, default: ChatListTotalUnreadState()].add(after.1) }
         }
         for (groupId, delta) in deltas.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !delta.isEmpty {
             var state = try metadataTable.totalUnreadState(groupId: groupId)
-            state.messageCount &+= delta.messageCount
-            state.chatCount &+= delta.chatCount
+            state.add(delta)
             try metadataTable.setTotalUnreadState(groupId: groupId, state)
             updatedTotalUnreadStates[groupId] = state
         }

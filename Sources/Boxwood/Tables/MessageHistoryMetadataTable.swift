@@ -16,7 +16,7 @@ import BoxwoodStore
 final class MessageHistoryMetadataTable: Table {
     static let tableId: Int32 = 10
 
-    private enum Prefix: UInt8 {
+    enum Prefix: UInt8 {
         case chatListInitialized = 0
         case peerNextMessageIdByNamespace = 1
         case nextStableMessageId = 2
@@ -57,7 +57,7 @@ final class MessageHistoryMetadataTable: Table {
         return key
     }
 
-    private func globalKey(_ prefix: Prefix, groupId: PeerGroupId? = nil) -> ValueBoxKey {
+    func globalKey(_ prefix: Prefix, groupId: PeerGroupId? = nil) -> ValueBoxKey {
         var key = ValueBoxKey(length: groupId == nil ? 1 : 5)
         key.setUInt8(0, value: prefix.rawValue)
         if let groupId { key.setInt32(1, value: groupId.rawValue) }
@@ -152,6 +152,9 @@ final class MessageHistoryMetadataTable: Table {
 
     // MARK: Total unread state
 
+    /// The total unread state of `groupId` (zeros when none is stored). A value written before the filtered
+    /// counters existed (16 bytes) reads with filtered = absolute until ``hasLegacyTotalUnreadState(groupId:)``'s
+    /// recount replaces it (`MessageHistoryTables.recountLegacyTotalUnreadStates`, at the first writable open).
     func totalUnreadState(groupId: PeerGroupId) throws -> ChatListTotalUnreadState {
         if let cached = totalUnreadCache[groupId] { return cached }
         var state = ChatListTotalUnreadState()
@@ -159,18 +162,29 @@ final class MessageHistoryMetadataTable: Table {
             state = try buffer.read(orThrow: corrupt("total unread state of \(groupId)")) { (reader) throws(ByteReadError) in
                 let messages = try reader.int64()
                 let chats = try reader.int64()
+                if reader.isAtEnd { return ChatListTotalUnreadState(unfilteredMessageCount: messages, chatCount: chats) }
+                let filteredMessages = try reader.int64()
+                let filteredChats = try reader.int64()
                 try reader.requireEnd()
-                return ChatListTotalUnreadState(messageCount: messages, chatCount: chats)
+                return ChatListTotalUnreadState(messageCount: messages, chatCount: chats, filteredMessageCount: filteredMessages,
+                                                filteredChatCount: filteredChats)
             }
         }
         totalUnreadCache[groupId] = state
         return state
     }
 
+    /// True when `groupId`'s stored total unread state predates the filtered counters (16 bytes).
+    func hasLegacyTotalUnreadState(groupId: PeerGroupId) throws -> Bool {
+        try valueBox.get(table, key: globalKey(.totalUnreadState, groupId: groupId)).map { $0.length == 16 } ?? false
+    }
+
     func setTotalUnreadState(groupId: PeerGroupId, _ state: ChatListTotalUnreadState) throws {
         let value = ByteBuffer(capacity: 64)
         value.append(state.messageCount)
         value.append(state.chatCount)
+        value.append(state.filteredMessageCount)
+        value.append(state.filteredChatCount)
         try valueBox.set(table, key: globalKey(.totalUnreadState, groupId: groupId), value: value)
         totalUnreadCache[groupId] = state
     }

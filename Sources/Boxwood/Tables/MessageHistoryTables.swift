@@ -19,6 +19,8 @@ final class MessageHistoryTables {
     let history: MessageHistoryTable
     let chatListIndex: ChatListIndexTable
     let chatList: ChatListTable
+    /// The chats the filtered unread totals leave out (``PostboxTables`` wires in the notification settings).
+    var totalUnreadFilter = TotalUnreadFilter.none
 
     init(valueBox: ValueBox, configuration: MessageHistoryConfiguration,
          initialChatListHoles: (topLevel: ChatListHole?, groups: ChatListHole?) = (nil, nil), useCaches: Bool = true) {
@@ -49,7 +51,7 @@ final class MessageHistoryTables {
     /// `chatListIndexTable.commitWithTransaction`).
     func prepareCommit() throws {
         try chatList.replay(historyOperationsByPeerId: history.operationsByPeerId, historyTable: history)
-        try chatListIndex.commitTotalUnreadStates(readStateTable: readStates, metadataTable: metadata)
+        try chatListIndex.commitTotalUnreadStates(readStateTable: readStates, metadataTable: metadata, filter: totalUnreadFilter)
     }
 
     /// Clears every accumulator (after the change record was built).
@@ -77,10 +79,22 @@ final class MessageHistoryTables {
     func recountTotalUnreadState(groupId: PeerGroupId) throws -> ChatListTotalUnreadState {
         var result = ChatListTotalUnreadState()
         for entry in try chatList.earlierEntries(groupId: groupId, index: nil, count: 0) {
-            guard case let .message(index, _) = entry, let state = try readStates.get(index.messageIndex.id.peerId) else { continue }
-            result.messageCount += Int64(state.count)
-            if state.isUnread { result.chatCount += 1 }
+            guard case let .message(index, _) = entry else { continue }
+            let peerId = index.messageIndex.id.peerId
+            let listing = (groupId: groupId, index: index)
+            if let (_, contribution) = ChatListIndexTable.contribution(listing, try readStates.get(peerId),
+                                                                       removed: try totalUnreadFilter.isRemoved(peerId)) {
+                result.add(contribution)
+            }
         }
         return result
+    }
+
+    /// Replaces every stored total unread state written before the filtered counters existed by a recount (in the
+    /// first transaction of a writable open, before anything changed, so the recount is the state).
+    func recountLegacyTotalUnreadStates() throws {
+        for groupId in try metadata.groupsWithTotalUnreadState() where try metadata.hasLegacyTotalUnreadState(groupId: groupId) {
+            try metadata.setTotalUnreadState(groupId: groupId, try recountTotalUnreadState(groupId: groupId))
+        }
     }
 }
