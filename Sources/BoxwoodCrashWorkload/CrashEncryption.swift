@@ -7,9 +7,10 @@ public enum CrashEncryption: String, Sendable, CaseIterable {
     case encrypted
     case rekeying
 
-    /// The two keys the crash tests use (not secret: test keys).
-    public static let first = parameters(1)
-    public static let second = parameters(2)
+    /// The two keys the crash tests use (not secret: test keys). Computed, not stored: a global holding `Data`
+    /// would be reported as a leak by LeakSanitizer, which does not follow Swift's tagged references.
+    public static var first: ValueBoxEncryptionParameters { parameters(1) }
+    public static var second: ValueBoxEncryptionParameters { parameters(2) }
 
     private static func parameters(_ seed: UInt8) -> ValueBoxEncryptionParameters {
         ValueBoxEncryptionParameters(

@@ -4,13 +4,18 @@ import Foundation
 
 /// Keys and a value mix for the encryption tests (also used by `ModelTests.encryptedAgainstModel`).
 enum EncryptionFixtures {
-    static let key = ValueBoxEncryptionParameters.Key(bytes: (0..<32).map { UInt8($0 &* 7 &+ 1) })!
-    static let salt = ValueBoxEncryptionParameters.Salt(bytes: (0..<16).map { UInt8($0 &* 13 &+ 5) })!
-    static let parameters = ValueBoxEncryptionParameters(forceEncryptionIfNoSet: false, key: key, salt: salt)
-    static let otherKey = ValueBoxEncryptionParameters(
-        forceEncryptionIfNoSet: false, key: ValueBoxEncryptionParameters.Key(bytes: (0..<32).map { UInt8($0 &* 7 &+ 2) })!, salt: salt)
-    static let otherSalt = ValueBoxEncryptionParameters(
-        forceEncryptionIfNoSet: false, key: key, salt: ValueBoxEncryptionParameters.Salt(bytes: (0..<16).map { UInt8($0) })!)
+    // Computed, not stored: a global holding `Data` would be reported as a leak by LeakSanitizer.
+    static var key: ValueBoxEncryptionParameters.Key { ValueBoxEncryptionParameters.Key(bytes: (0..<32).map { UInt8($0 &* 7 &+ 1) })! }
+    static var salt: ValueBoxEncryptionParameters.Salt { ValueBoxEncryptionParameters.Salt(bytes: (0..<16).map { UInt8($0 &* 13 &+ 5) })! }
+    static var parameters: ValueBoxEncryptionParameters { ValueBoxEncryptionParameters(forceEncryptionIfNoSet: false, key: key, salt: salt) }
+    static var otherKey: ValueBoxEncryptionParameters {
+        ValueBoxEncryptionParameters(forceEncryptionIfNoSet: false,
+                                     key: ValueBoxEncryptionParameters.Key(bytes: (0..<32).map { UInt8($0 &* 7 &+ 2) })!, salt: salt)
+    }
+    static var otherSalt: ValueBoxEncryptionParameters {
+        ValueBoxEncryptionParameters(forceEncryptionIfNoSet: false, key: key,
+                                     salt: ValueBoxEncryptionParameters.Salt(bytes: (0..<16).map { UInt8($0) })!)
+    }
 
     static func options(_ parameters: ValueBoxEncryptionParameters? = EncryptionFixtures.parameters,
                         checkpointWALBytes: UInt64 = 8 << 20) -> ValueBoxOptions {

@@ -9,12 +9,14 @@ import BoxwoodStore
     init() throws { try registerViewTestTypes() }
 
     static let chat = peer(0, 1)
-    static let key = ValueBoxEncryptionParameters(
-        forceEncryptionIfNoSet: false, key: ValueBoxEncryptionParameters.Key(bytes: Array(repeating: 0x5A, count: 32))!,
-        salt: ValueBoxEncryptionParameters.Salt(bytes: Array(repeating: 0x11, count: 16))!)
-    static let otherKey = ValueBoxEncryptionParameters(
-        forceEncryptionIfNoSet: false, key: ValueBoxEncryptionParameters.Key(bytes: Array(repeating: 0x5B, count: 32))!,
-        salt: ValueBoxEncryptionParameters.Salt(bytes: Array(repeating: 0x11, count: 16))!)
+    static var key: ValueBoxEncryptionParameters {
+        ValueBoxEncryptionParameters(forceEncryptionIfNoSet: false, key: ValueBoxEncryptionParameters.Key(bytes: Array(repeating: 0x5A, count: 32))!,
+                                     salt: ValueBoxEncryptionParameters.Salt(bytes: Array(repeating: 0x11, count: 16))!)
+    }
+    static var otherKey: ValueBoxEncryptionParameters {
+        ValueBoxEncryptionParameters(forceEncryptionIfNoSet: false, key: ValueBoxEncryptionParameters.Key(bytes: Array(repeating: 0x5B, count: 32))!,
+                                     salt: ValueBoxEncryptionParameters.Salt(bytes: Array(repeating: 0x11, count: 16))!)
+    }
     static let marker = "quixotically-zymurgical"
 
     func populate(_ postbox: Postbox) async throws {
