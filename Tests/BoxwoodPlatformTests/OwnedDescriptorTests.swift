@@ -12,6 +12,20 @@ func isOpen(_ raw: CInt) -> Bool {
     fcntl(raw, F_GETFD) != -1
 }
 
+/// What `raw` names — its device and inode — or nil when it is not open.
+func identity(_ raw: CInt) -> [UInt64]? {
+    var status = stat()
+    guard fstat(raw, &status) == 0 else { return nil }
+    return [UInt64(status.st_dev), UInt64(status.st_ino)]
+}
+
+/// Whether `raw` still names the object whose identity was `before`. A descriptor number that was closed can be
+/// reused at once by a test running in parallel, so "the number is open" does not mean "it was not closed".
+func stillNames(_ raw: CInt, _ before: [UInt64]?) -> Bool {
+    guard let before, let now = identity(raw) else { return false }
+    return now == before
+}
+
 @Suite("owned descriptors")
 struct OwnedDescriptorTests {
     @Test("close() closes the descriptor, and dropping an owner closes it too")
@@ -20,12 +34,13 @@ struct OwnedDescriptorTests {
         let readRaw = pipe.readEnd.descriptor.rawValue
         let writeRaw = pipe.writeEnd.descriptor.rawValue
         #expect(isOpen(readRaw) && isOpen(writeRaw))
+        let readIdentity = identity(readRaw), writeIdentity = identity(writeRaw)
         try pipe.readEnd.close()
-        #expect(!isOpen(readRaw))
+        #expect(!stillNames(readRaw, readIdentity))
         do {
             _ = consume pipe.writeEnd
         }
-        #expect(!isOpen(writeRaw))
+        #expect(!stillNames(writeRaw, writeIdentity))
     }
 
     @Test("a pipe's descriptors are close-on-exec from the start")
