@@ -22,15 +22,7 @@ struct Check: ParsableCommand, JSONOutput {
     @Flag(help: "No progress bar, even on a terminal.") var quiet = false
 
     func run() throws {
-        noteIfLastWriterCrashed(db)
-        let box: ValueBox
-        var options = ValueBoxOptions(readOnly: true)
-        options.encryption = try encryption.parameters()
-        do {
-            box = try ValueBox(path: db, options: options)
-        } catch {
-            throw CommandFailure(error, database: db)
-        }
+        let box = try openReadOnly(db, encryption: encryption)
         defer { try? box.close() }
         let bar = ProgressBar.onTerminal(unit: .pages, quiet: quiet)
         let report: CheckReport

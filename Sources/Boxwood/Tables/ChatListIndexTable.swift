@@ -173,9 +173,12 @@ final class ChatListIndexTable: Table {
             let initialEntry = initialEntries[peerId] ?? currentEntry
             let currentState = try readStateTable.get(peerId)
             let initialState: CombinedPeerReadState? = initialStates[peerId] ?? currentState
+            let listingBefore = initialEntry.listing(peerId), listingAfter = currentEntry.listing(peerId)
+            // A chat that is listed with a read state neither before nor after adds nothing: its settings are not read.
+            guard (listingBefore != nil && initialState != nil) || (listingAfter != nil && currentState != nil) else { continue }
             let removedNow = try filter.isRemoved(peerId)
-            let before = Self.contribution(initialEntry.listing(peerId), initialState, removed: removedBefore[peerId] ?? removedNow)
-            let after = Self.contribution(currentEntry.listing(peerId), currentState, removed: removedNow)
+            let before = Self.contribution(listingBefore, initialState, removed: removedBefore[peerId] ?? removedNow)
+            let after = Self.contribution(listingAfter, currentState, removed: removedNow)
             if let before { deltas[before.0, default: ChatListTotalUnreadState()].add(before.1, sign: -1) }
             if let after { deltas[after.0, default: ChatListTotalUnreadState()].add(after.1) }
         }

@@ -50,7 +50,7 @@ extension ValueBox {
     /// under the same key when this database is (with a file id of its own), plain otherwise.
     @discardableResult
     public func backup(to destination: String, progress: ((BackupProgress) -> Void)? = nil) throws(BoxwoodError) -> BackupResult {
-        try backup(to: destination, encryption: isEncrypted ? encryptionParameters : nil, progress: progress)
+        try backup(to: destination, encryption: encryption, progress: progress)
     }
 
     /// Writes a copy encrypted under `encryptionParameters` (Postbox's `exportEncrypted(to:encryptionParameters:)`),

@@ -34,6 +34,16 @@ struct EncryptionHeader: Equatable {
     var fileId: [UInt8]
     var keyCheck: [UInt8]
 
+    /// The first `size` bytes of `file`, zero-padded when it is shorter, and how many of them it holds: what every
+    /// reader of an encryption header starts from (open, salvage, the interrupted-creation check).
+    static func readBlock(of file: StorageFile) throws(BoxwoodError) -> (bytes: [UInt8], count: Int) {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        let count = try file.read(into: buffer, count: size, offset: 0)
+        return (Array(UnsafeRawBufferPointer(start: buffer, count: size)), count)
+    }
+
     /// True when the block at `p` (`count` bytes read) is meant as an encryption header: in one of its copies the
     /// type is 6 and the magic or version 2 holds too, so that a damaged magic or version still names it. A plain
     /// file's page 0 is a meta page (type 1), whatever its version. Says nothing about checksums; `decode` checks

@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 
 /// Seals data-file pages with AES-256-GCM under a file's page key (see `DatabaseKeys`), and opens them.
 ///
@@ -22,18 +21,18 @@ import Foundation
 /// per-file key (`DatabaseKeys`) keeps files apart. Rewriting a page in place (a checkpoint redone after a
 /// crash, a reused free page) seals it with a new nonce.
 final class PageCipher {
-    static let nonceSize = 12
-    static let tagSize = 16
+    static let nonceSize = AuthenticatedCipher.nonceSize
+    static let tagSize = AuthenticatedCipher.tagSize
     static let trailerSize = 32
     /// Bytes one page takes on disk.
     static let slotSize = PageLayout.pageSize + trailerSize
 
-    private let key: SymmetricKey
+    private let cipher: AuthenticatedCipher
     private var session: UInt64
     private var counter: UInt32 = 0
 
     init(key: SymmetricKey) {
-        self.key = key
+        cipher = AuthenticatedCipher(key: key)
         session = UInt64.random(in: 0...UInt64.max)
     }
 
@@ -48,29 +47,17 @@ final class PageCipher {
         store64(trailer, 0, session)
         store32(trailer, 8, counter)
         store32(trailer, PageCipher.nonceSize + PageCipher.tagSize, 0)
-        do {
-            let nonce = try AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize))
-            let box = try AES.GCM.seal(UnsafeRawBufferPointer(start: page, count: PageLayout.pageSize), using: key,
-                                          nonce: nonce, authenticating: PageCipher.associatedData(pageNumber))
-            box.ciphertext.copyBytes(to: slot.assumingMemoryBound(to: UInt8.self), count: PageLayout.pageSize)
-            box.tag.copyBytes(to: (trailer + PageCipher.nonceSize).assumingMemoryBound(to: UInt8.self), count: PageCipher.tagSize)
-        } catch {
-            throw .cryptographyFailed(operation: "sealing page \(pageNumber)", reason: "\(error)")
-        }
+        try cipher.seal(page, count: PageLayout.pageSize, nonce: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize),
+                        associatedData: PageCipher.associatedData(pageNumber), into: slot, tag: trailer + PageCipher.nonceSize,
+                        operation: "sealing page \(pageNumber)")
     }
 
     /// Decrypts the slot at `slot` — read as page `pageNumber` — into the 4096 bytes at `page`. False when the
     /// slot does not authenticate: damaged, torn, moved from another place or file, or sealed under another key.
     func open(_ slot: UnsafeRawPointer, pageNumber: UInt64, into page: UnsafeMutableRawPointer) -> Bool {
         let trailer = slot + PageLayout.pageSize
-        guard let nonce = try? AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize)),
-              let box = try? AES.GCM.SealedBox(
-                nonce: nonce, ciphertext: UnsafeRawBufferPointer(start: slot, count: PageLayout.pageSize),
-                tag: UnsafeRawBufferPointer(start: trailer + PageCipher.nonceSize, count: PageCipher.tagSize)),
-              let plain = try? AES.GCM.open(box, using: key, authenticating: PageCipher.associatedData(pageNumber)),
-              plain.count == PageLayout.pageSize else { return false }
-        plain.copyBytes(to: page.assumingMemoryBound(to: UInt8.self), count: PageLayout.pageSize)
-        return true
+        return cipher.open(slot, count: PageLayout.pageSize, nonce: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize),
+                           tag: trailer + PageCipher.nonceSize, associatedData: PageCipher.associatedData(pageNumber), into: page)
     }
 
     private static func associatedData(_ pageNumber: UInt64) -> [UInt8] {

@@ -36,11 +36,7 @@ extension ValueBox {
     /// then decides whether the file is an interrupted creation.
     func dataFileLayout(of file: StorageFile, size: UInt64) throws(BoxwoodError) -> DataFileLayout {
         guard size > 0 else { return newDataFileLayout() }
-        let count = Int(min(size, UInt64(EncryptionHeader.size)))
-        let block = UnsafeMutableRawPointer.allocate(byteCount: EncryptionHeader.size, alignment: 16)
-        defer { block.deallocate() }
-        block.initializeMemory(as: UInt8.self, repeating: 0, count: EncryptionHeader.size)
-        let read = try file.read(into: block, count: count, offset: 0)
+        let (block, read) = try EncryptionHeader.readBlock(of: file)
         guard EncryptionHeader.looksLikeHeader(block, count: read) else { return DataFileLayout() }
         switch EncryptionHeader.decode(block) {
         case let .success(header):

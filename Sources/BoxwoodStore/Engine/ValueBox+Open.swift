@@ -177,11 +177,8 @@ extension ValueBox {
     /// ciphertext). A foreign file fails this and is never overwritten.
     private func holdsOnlyCreationBytes(_ file: StorageFile, size: UInt64, layout: DataFileLayout) throws(BoxwoodError) -> Bool {
         guard layout.isEncrypted else { return try holdsOnlyMetaSectors(file, size: size) }
-        let count = Int(min(size, UInt64(EncryptionHeader.size)))
-        let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        defer { bytes.deallocate() }
-        guard try file.read(into: bytes, count: count, offset: 0) == count else { return false }
-        return EncryptionHeader.holdsOnlyHeaderBytes(bytes, count: count)
+        let (block, count) = try EncryptionHeader.readBlock(of: file)
+        return EncryptionHeader.holdsOnlyHeaderBytes(block, count: count)
     }
 
     private func holdsOnlyMetaSectors(_ file: StorageFile, size: UInt64) throws(BoxwoodError) -> Bool {

@@ -193,24 +193,22 @@ extension ValueBox {
     func loadSnapshot(_ published: SharedHeader.Published) throws(BoxwoodError) -> Bool {
         var file: StorageFile = dataFile
         // The layout of the installed file, or (the first load of an open) of the file just opened.
+        let size = try file.size()
         var layout: DataFileLayout
-        if let pager, pager.file === file { layout = pager.layout } else { layout = try dataFileLayout(of: file, size: try file.size()) }
-        var chosen = try readMeta(file, size: try file.size(), layout: layout).0
+        if let pager, pager.file === file { layout = pager.layout } else { layout = try dataFileLayout(of: file, size: size) }
+        var chosen = try readMeta(file, size: size, layout: layout).0
         if chosen.generation < published.generation {
             // A compaction may have swapped a new file in under the path: look at the file it names now (a rekey
             // in another process makes it one this value box's key does not open: that is thrown).
             let replacement = try openStorageFile(path + "/" + ValueBox.dataFileName, create: false, readOnly: options.readOnly)
             var newest: MetaPage? = nil
             do {
-                let size = try replacement.size()
-                layout = try dataFileLayout(of: replacement, size: size)
-                newest = try readMeta(replacement, size: size, layout: layout).0
-            } catch .wrongKey(let path) {
+                let replacementSize = try replacement.size()
+                layout = try dataFileLayout(of: replacement, size: replacementSize)
+                newest = try readMeta(replacement, size: replacementSize, layout: layout).0
+            } catch let error where error.isUndecryptable {
                 replacement.close()
-                throw .wrongKey(path: path)
-            } catch .encryptionKeyRequired(let path) {
-                replacement.close()
-                throw .encryptionKeyRequired(path: path)
+                throw error
             } catch {
                 // Not readable yet (a swap in progress): the caller reads the files under the writer lock.
             }

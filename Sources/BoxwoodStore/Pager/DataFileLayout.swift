@@ -58,6 +58,11 @@ final class DataFileLayout {
     /// Writes the plain page at `page` as page `number` of `file` (sealing it; `page` keeps its plain bytes with the
     /// checksum set).
     func write(_ page: UnsafeMutableRawPointer, as number: UInt64, to file: StorageFile) throws(BoxwoodError) {
+        guard isEncrypted else {
+            sealPage(page, pageNumber: number)
+            try file.write(page, count: slotSize, offset: offset(of: number))
+            return
+        }
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: slotSize, alignment: 16)
         defer { scratch.deallocate() }
         let bytes = try seal(page, as: number, scratch: scratch)

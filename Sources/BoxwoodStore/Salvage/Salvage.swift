@@ -196,12 +196,9 @@ final class Salvager {
         do { size = try file.size() } catch { file.close(); throw error }
         // Salvage reads pages that may not authenticate one by one; it does not take a key yet, so an encrypted
         // database (its header is in the clear) is refused by name rather than scanned as ciphertext.
-        let first = UnsafeMutableRawPointer.allocate(byteCount: EncryptionHeader.size, alignment: 16)
-        defer { first.deallocate() }
-        first.initializeMemory(as: UInt8.self, repeating: 0, count: EncryptionHeader.size)
-        let headerBytes: Int
-        do { headerBytes = try file.read(into: first, count: EncryptionHeader.size, offset: 0) } catch { file.close(); throw error }
-        if EncryptionHeader.looksLikeHeader(first, count: headerBytes) {
+        let first: (bytes: [UInt8], count: Int)
+        do { first = try EncryptionHeader.readBlock(of: file) } catch { file.close(); throw error }
+        if EncryptionHeader.looksLikeHeader(first.bytes, count: first.count) {
             file.close()
             throw .encryptionKeyRequired(path: dataPath)
         }

@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 
 /// Seals the payloads of an encrypted database's WAL records with AES-256-GCM under the key of one log
 /// (`DatabaseKeys.walKey(walSalt:)`: every checkpoint's reset draws a new salt, hence a new key).
@@ -15,11 +14,11 @@ import Foundation
 /// or a failed commit is rolled back) draws new random bytes, so a repeat needs two records of one log at
 /// offsets equal modulo 2^32 drawing the same 64 random bits.
 final class RecordCipher {
-    static let tagSize = 16
+    static let tagSize = AuthenticatedCipher.tagSize
 
-    private let key: SymmetricKey
+    private let cipher: AuthenticatedCipher
 
-    init(key: SymmetricKey) { self.key = key }
+    init(key: SymmetricKey) { cipher = AuthenticatedCipher(key: key) }
 
     /// A fresh random value for the header's nonce field.
     static func randomNonceField() -> UInt64 { UInt64.random(in: 0...UInt64.max) }
@@ -28,35 +27,23 @@ final class RecordCipher {
     /// holds the record's first 16 bytes (filled in) and `nonceField` the value stored in bytes 16..<24.
     func seal(header: UnsafeRawPointer, nonceField: UInt64, offset: UInt64, payload: UnsafeMutableRawPointer,
               payloadLength: Int) throws(BoxwoodError) {
-        do {
-            let box = try AES.GCM.seal(UnsafeRawBufferPointer(start: payload, count: payloadLength), using: key,
-                                          nonce: try RecordCipher.nonce(nonceField, offset),
-                                          authenticating: RecordCipher.associatedData(header, offset))
-            box.ciphertext.copyBytes(to: payload.assumingMemoryBound(to: UInt8.self), count: payloadLength)
-            box.tag.copyBytes(to: (payload + payloadLength).assumingMemoryBound(to: UInt8.self), count: RecordCipher.tagSize)
-        } catch {
-            throw .cryptographyFailed(operation: "sealing the WAL record at offset \(offset)", reason: "\(error)")
-        }
+        try cipher.seal(payload, count: payloadLength, nonce: RecordCipher.nonce(nonceField, offset),
+                        associatedData: RecordCipher.associatedData(header, offset), into: payload, tag: payload + payloadLength,
+                        operation: "sealing the WAL record at offset \(offset)")
     }
 
     /// Decrypts the payload at `payload` (its tag right after it) in place. False when it does not authenticate.
     func open(header: UnsafeRawPointer, nonceField: UInt64, offset: UInt64, payload: UnsafeMutableRawPointer,
               payloadLength: Int) -> Bool {
-        guard let nonce = try? RecordCipher.nonce(nonceField, offset),
-              let box = try? AES.GCM.SealedBox(
-                nonce: nonce, ciphertext: UnsafeRawBufferPointer(start: payload, count: payloadLength),
-                tag: UnsafeRawBufferPointer(start: payload + payloadLength, count: RecordCipher.tagSize)),
-              let plain = try? AES.GCM.open(box, using: key, authenticating: RecordCipher.associatedData(header, offset)),
-              plain.count == payloadLength else { return false }
-        plain.copyBytes(to: payload.assumingMemoryBound(to: UInt8.self), count: payloadLength)
-        return true
+        cipher.open(payload, count: payloadLength, nonce: RecordCipher.nonce(nonceField, offset), tag: payload + payloadLength,
+                    associatedData: RecordCipher.associatedData(header, offset), into: payload)
     }
 
-    private static func nonce(_ field: UInt64, _ offset: UInt64) throws -> AES.GCM.Nonce {
-        var bytes = [UInt8](repeating: 0, count: 12)
+    private static func nonce(_ field: UInt64, _ offset: UInt64) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: AuthenticatedCipher.nonceSize)
         withUnsafeBytes(of: field.littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: offset).littleEndian) { bytes.replaceSubrange(8..<12, with: $0) }
-        return try AES.GCM.Nonce(data: bytes)
+        return bytes
     }
 
     private static func associatedData(_ header: UnsafeRawPointer, _ offset: UInt64) -> [UInt8] {

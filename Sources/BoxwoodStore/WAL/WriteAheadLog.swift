@@ -60,7 +60,7 @@ final class WriteAheadLog {
     /// The keys of an encrypted database (nil: a plain log). They follow the data file (a compaction or rekey in
     /// any process writes a new one) and are set before the log's salt is.
     var keys: DatabaseKeys? {
-        didSet { cipher = keys.map { RecordCipher(key: $0.walKey(walSalt: salt)) } }
+        didSet { deriveCipher() }
     }
     /// Seals and opens the records of the current log (nil in a plain database); follows `salt`.
     private(set) var cipher: RecordCipher?
@@ -68,7 +68,7 @@ final class WriteAheadLog {
     /// 4 GiB transaction).
     var payloadLimit = WriteAheadLog.maxPayloadLength
     private(set) var salt: UInt64 = 0 {
-        didSet { cipher = keys.map { RecordCipher(key: $0.walKey(walSalt: salt)) } }
+        didSet { deriveCipher() }
     }
     /// True while every record up to ``endOffset`` is known to be durable, so that the next record may carry
     /// `earlierRecordsDurable`. False when unknown (records another value box appended unsynced, or not yet read).
@@ -81,6 +81,11 @@ final class WriteAheadLog {
     init(file: StorageFile, keys: DatabaseKeys? = nil) {
         self.file = file
         self.keys = keys
+        deriveCipher()
+    }
+
+    /// The cipher of the log `keys` and `salt` name now (each log of an encrypted database has its own key).
+    private func deriveCipher() {
         cipher = keys.map { RecordCipher(key: $0.walKey(walSalt: salt)) }
     }
 
