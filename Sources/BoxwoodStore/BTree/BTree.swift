@@ -26,7 +26,7 @@ enum BTree {
     static let maxDepth = 48
 
     static func corrupt(_ pager: Pager, _ ref: PageRef, _ reason: String) -> BoxwoodError {
-        .corrupted(file: pager.file.path, page: ref.isDirtyRef ? nil : ref, reason: reason)
+        .corrupted(file: pager.file.path, page: ref.isDirtyRef ? nil : ref.diskPageNumber, reason: reason)
     }
 
     // MARK: Lookup
@@ -350,8 +350,9 @@ enum BTree {
     }
 }
 
-/// A set of page references for walks over whole trees: a bitmap for page numbers of the file (each below
-/// the page count, at most `MetaPage.pageCountLimit`) and a hash set for the engine's dirty references.
+/// A set of page references for walks over whole trees: a bitmap of the page numbers of disk references (each below
+/// the page count, at most `MetaPage.pageCountLimit`; a page is in the set whatever its write tag) and a hash set
+/// for the engine's dirty references.
 struct PageSet {
     private var bits: [UInt64] = []
     private var dirty: Set<PageRef> = []
@@ -359,8 +360,9 @@ struct PageSet {
     /// Adds `ref`; false when it was there already.
     mutating func insert(_ ref: PageRef) -> Bool {
         if ref.isDirtyRef { return dirty.insert(ref).inserted }
-        let word = Int(ref >> 6)
-        let bit: UInt64 = 1 << (ref & 63)
+        let page = ref.diskPageNumber
+        let word = Int(page >> 6)
+        let bit: UInt64 = 1 << (page & 63)
         if word >= bits.count { bits.append(contentsOf: repeatElement(0, count: word - bits.count + 1 + bits.count / 2)) }
         if bits[word] & bit != 0 { return false }
         bits[word] |= bit

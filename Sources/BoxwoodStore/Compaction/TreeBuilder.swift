@@ -1,17 +1,20 @@
 /// Builds a B+tree bottom-up from leaf cells that arrive in key order, packing every page as full as it
-/// goes (compaction). Pages get consecutive numbers from a `PageAllocator` and go straight to the file.
+/// goes (compaction). Pages get consecutive numbers from a `PageAllocator` and go straight to the file, named by
+/// disk references with the write tag of `generation` (the new file's).
 final class TreeBuilder {
     private let output: PageRunWriter
     private let allocator: PageAllocator
+    private let generation: UInt64
     private let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
     /// First key of the leaf being filled (copied when its first cell arrives).
     private var leafFirstKey: [UInt8] = []
-    /// One entry per finished page of the level being built: the smallest key below it, and its number.
+    /// One entry per finished page of the level being built: the smallest key below it, and its disk reference.
     private var leaves: [(key: [UInt8], page: UInt64)] = []
 
-    init(output: PageRunWriter, allocator: PageAllocator) {
+    init(output: PageRunWriter, allocator: PageAllocator, generation: UInt64) {
         self.output = output
         self.allocator = allocator
+        self.generation = generation
         LeafPage.initialize(page)
     }
 
@@ -34,13 +37,13 @@ final class TreeBuilder {
     private func finishLeaf() throws(BoxwoodError) {
         guard LeafPage(page).count > 0 else { return }
         LeafPage.clearUnusedSpace(page)
-        let number = allocator.allocate()
-        try output.write(page, as: number)
-        leaves.append((leafFirstKey, number))
+        let reference = output.layout.reference(to: allocator.allocate(), writtenBy: generation)
+        try output.write(page, as: reference)
+        leaves.append((leafFirstKey, reference))
         LeafPage.initialize(page)
     }
 
-    /// Writes the last leaf and the branch levels above; returns the root page (0 for an empty tree).
+    /// Writes the last leaf and the branch levels above; returns the root's disk reference (0 for an empty tree).
     func finish() throws(BoxwoodError) -> UInt64 {
         try finishLeaf()
         var level = leaves
@@ -88,9 +91,9 @@ final class TreeBuilder {
                 }
             }
             BranchPage.clearUnusedSpace(page)
-            let number = allocator.allocate()
-            try output.write(page, as: number)
-            level.append((children[group.lowerBound].key, number))
+            let reference = output.layout.reference(to: allocator.allocate(), writtenBy: generation)
+            try output.write(page, as: reference)
+            level.append((children[group.lowerBound].key, reference))
         }
         return level
     }

@@ -117,6 +117,8 @@ extension ValueBox {
         try layout.writeHeader(to: output)
         let writer = PageRunWriter(file: output, layout: layout)
         let allocator = PageAllocator(firstNewPage: 2)
+        // The new file's pages are written as its generation g + 1 (see the metas below).
+        let generation = meta.generation + 1
         // Catalog totals come from the file (each < 2^62, see `Catalog.decode`): summed without trapping, for
         // progress reports only.
         let total = state.tables.values.reduce(0) { $0 &+ $1.entries }
@@ -125,7 +127,7 @@ extension ValueBox {
         let cell = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
         defer { cell.deallocate() }
         for (id, var table) in state.tables.sorted(by: { $0.key < $1.key }) {
-            let builder = TreeBuilder(output: writer, allocator: allocator)
+            let builder = TreeBuilder(output: writer, allocator: allocator, generation: generation)
             var cursor = Cursor(pager: pager, root: table.root)
             try cursor.seekFirst()
             while cursor.isValid {
@@ -135,7 +137,8 @@ extension ValueBox {
                 if let first = LeafValue.overflowReference(p, off) {
                     let valueOffset = LeafValue.valueOffset(p, off) - off
                     let stored = Int(load64(p, LeafValue.valueOffset(p, off) + 8))
-                    store64(cell, valueOffset, try copyOverflowChain(first: first, storedLength: stored, writer: writer, allocator: allocator))
+                    store64(cell, valueOffset, try copyOverflowChain(first: first, storedLength: stored, writer: writer, allocator: allocator,
+                                                                     generation: generation))
                 }
                 let (key, keyLength) = cursor.key
                 try builder.add(cell: cell, size: size, key: key, keyLength: keyLength)
@@ -150,7 +153,7 @@ extension ValueBox {
         }
 
         // The catalog, built the same way.
-        let catalog = TreeBuilder(output: writer, allocator: allocator)
+        let catalog = TreeBuilder(output: writer, allocator: allocator, generation: generation)
         for (id, table) in newTables.sorted(by: { $0.key < $1.key }) {
             store16(cell, 0, 4)
             cell.storeBytes(of: 0, toByteOffset: 2, as: UInt8.self)
@@ -164,7 +167,7 @@ extension ValueBox {
 
         // Both meta slots: generation g + 1 (the new state) and g (the same state, so that the file never
         // depends on a meta slot that was not written).
-        let newMeta = MetaPage(generation: meta.generation + 1, pageCount: allocator.nextPage, catalogRoot: catalogRoot,
+        let newMeta = MetaPage(generation: generation, pageCount: allocator.nextPage, catalogRoot: catalogRoot,
                                freelistHead: 0, freeCount: 0, lastSequence: state.version, walSalt: meta.walSalt,
                                masterClientId: state.masterClientId)
         var older = newMeta
@@ -174,8 +177,9 @@ extension ValueBox {
         return (newMeta, copied)
     }
 
-    /// Copies an overflow chain into consecutive new pages; returns the first.
-    private func copyOverflowChain(first: UInt64, storedLength: Int, writer: PageRunWriter, allocator: PageAllocator) throws(BoxwoodError) -> UInt64 {
+    /// Copies an overflow chain into consecutive new pages written as `generation`; returns the first's disk reference.
+    private func copyOverflowChain(first: UInt64, storedLength: Int, writer: PageRunWriter, allocator: PageAllocator,
+                                   generation: UInt64) throws(BoxwoodError) -> UInt64 {
         let count = OverflowPage.pagesNeeded(for: storedLength)
         let start = allocator.allocateConsecutive(count)
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
@@ -186,14 +190,15 @@ extension ValueBox {
                 throw .corrupted(file: dataFile.path, page: nil, reason: "overflow chain shorter than its \(storedLength)-byte value")
             }
             guard let overflow = OverflowPage(try pager.diskPage(source)) else {
-                throw .corrupted(file: dataFile.path, page: source, reason: "expected an overflow page")
+                throw .corrupted(file: dataFile.path, page: source.diskPageNumber, reason: "expected an overflow page")
             }
             page.copyMemory(from: overflow.memory, byteCount: PageLayout.pageSize)
             source = overflow.next
-            store64(page, PageLayout.linkOffset, i + 1 < count ? start + UInt64(i + 1) : 0)
-            try writer.write(page, as: start + UInt64(i))
+            let reference = { (i: Int) in writer.layout.reference(to: start + UInt64(i), writtenBy: generation) }
+            store64(page, PageLayout.linkOffset, i + 1 < count ? reference(i + 1) : 0)
+            try writer.write(page, as: reference(i))
         }
-        return start
+        return writer.layout.reference(to: start, writtenBy: generation)
     }
 
     /// Opens the data file the path names now (after a compaction swapped it in) in place of the current one,

@@ -12,7 +12,9 @@
 ///     32     8    magic          "BOXWOOD\0" (as a meta page)
 ///     40     4    formatVersion  2: an encrypted file (a build that reads only version 1 reports a newer format)
 ///     44     4    pageSize       4096
-///     48     4    scheme         1: AES-256-GCM pages and WAL records, keys by HKDF-SHA256 (`DatabaseKeys`)
+///     48     4    scheme         2: AES-256-GCM pages and WAL records, keys by HKDF-SHA256 (`DatabaseKeys`), each page
+///                                   authenticated with its number and write tag (`PageCipher`; scheme 1, a pre-release
+///                                   without the tag, is refused as unknown)
 ///     52     4    reserved       0
 ///     56     16   salt           the caller's salt (not secret); a different one is a wrong key
 ///     72     16   fileId         random, drawn when the file is created; mixed into every key of the file
@@ -28,7 +30,7 @@ struct EncryptionHeader: Equatable {
     static let fieldsSize = 104
     static let pageType: UInt8 = 6
     static let formatVersion: UInt32 = 2
-    static let scheme: UInt32 = 1
+    static let scheme: UInt32 = 2
 
     var salt: [UInt8]
     var fileId: [UInt8]

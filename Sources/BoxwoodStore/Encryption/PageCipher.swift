@@ -11,8 +11,11 @@ import Crypto
 ///     4108   16   tag         GCM tag over the ciphertext and the associated data
 ///     4124   4    reserved    zero
 ///
-/// Associated data: "BXWP" ‖ page number (8 bytes LE). A page copied to another slot, or into another file
-/// (another file id, another key), fails to open.
+/// Associated data: "BXWP" ‖ write tag (4 bytes LE) ‖ page number (8 bytes LE) — the page's disk reference (see
+/// `PageRef`). A page copied to another slot, or into another file (another file id, another key), fails to open;
+/// so does an older version of the page put back in its slot, as the reference its parent holds carries the tag of
+/// the version it points at (the checkpoint generation that wrote it, modulo 2^23). Meta pages, the root of the
+/// references, are sealed with tag 0.
 ///
 /// Nonces never repeat under one key: each `PageCipher` draws a random 64-bit session on creation and counts
 /// the pages it seals, drawing a new session before the counter would wrap. Every writer — a value box in any
@@ -36,8 +39,9 @@ final class PageCipher {
         session = UInt64.random(in: 0...UInt64.max)
     }
 
-    /// Encrypts the plain page at `page` as page `pageNumber` into the `slotSize` bytes at `slot`.
-    func seal(_ page: UnsafeRawPointer, pageNumber: UInt64, into slot: UnsafeMutableRawPointer) throws(BoxwoodError) {
+    /// Encrypts the plain page at `page` as the page `reference` names (its page number and write tag) into the
+    /// `slotSize` bytes at `slot`.
+    func seal(_ page: UnsafeRawPointer, as reference: UInt64, into slot: UnsafeMutableRawPointer) throws(BoxwoodError) {
         if counter == .max {
             session = UInt64.random(in: 0...UInt64.max)
             counter = 0
@@ -47,22 +51,28 @@ final class PageCipher {
         store64(trailer, 0, session)
         store32(trailer, 8, counter)
         store32(trailer, PageCipher.nonceSize + PageCipher.tagSize, 0)
-        try cipher.seal(page, count: PageLayout.pageSize, nonce: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize),
-                        associatedData: PageCipher.associatedData(pageNumber), into: slot, tag: trailer + PageCipher.nonceSize,
-                        operation: "sealing page \(pageNumber)")
+        var associated = PageCipher.associatedData(reference)
+        try withUnsafeBytes(of: &associated) { (bytes) throws(BoxwoodError) in
+            try cipher.seal(page, count: PageLayout.pageSize, nonce: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize),
+                            associatedData: bytes, into: slot, tag: trailer + PageCipher.nonceSize,
+                            operation: "sealing page \(reference.diskPageNumber)")
+        }
     }
 
-    /// Decrypts the slot at `slot` — read as page `pageNumber` — into the 4096 bytes at `page`. False when the
-    /// slot does not authenticate: damaged, torn, moved from another place or file, or sealed under another key.
-    func open(_ slot: UnsafeRawPointer, pageNumber: UInt64, into page: UnsafeMutableRawPointer) -> Bool {
+    /// Decrypts the slot at `slot` — read as the page `reference` names — into the 4096 bytes at `page`. False when
+    /// the slot does not authenticate: damaged, torn, moved from another place or file, another version of the page
+    /// than the reference's write tag names, or sealed under another key.
+    func open(_ slot: UnsafeRawPointer, as reference: UInt64, into page: UnsafeMutableRawPointer) -> Bool {
         let trailer = slot + PageLayout.pageSize
-        return cipher.open(slot, count: PageLayout.pageSize, nonce: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize),
-                           tag: trailer + PageCipher.nonceSize, associatedData: PageCipher.associatedData(pageNumber), into: page)
+        var associated = PageCipher.associatedData(reference)
+        return withUnsafeBytes(of: &associated) { bytes in
+            cipher.open(slot, count: PageLayout.pageSize, nonce: UnsafeRawBufferPointer(start: trailer, count: PageCipher.nonceSize),
+                        tag: trailer + PageCipher.nonceSize, associatedData: bytes, into: page)
+        }
     }
 
-    private static func associatedData(_ pageNumber: UInt64) -> [UInt8] {
-        var bytes: [UInt8] = Array("BXWP".utf8)
-        withUnsafeBytes(of: pageNumber.littleEndian) { bytes.append(contentsOf: $0) }
-        return bytes
+    /// "BXWP" ‖ write tag (u32 LE) ‖ page number (u64 LE): 16 bytes, two words with no padding between them.
+    private static func associatedData(_ reference: UInt64) -> (UInt64, UInt64) {
+        ((0x5057_5842 | UInt64(reference.writeTag) << 32).littleEndian, reference.diskPageNumber.littleEndian)
     }
 }

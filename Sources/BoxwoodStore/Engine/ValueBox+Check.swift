@@ -35,8 +35,9 @@ extension ValueBox {
         // Returns false when the page must not be walked: outside the file, or reached before (by this or
         // another structure). Every page is walked at most once, so the check is linear in the pages even
         // when a forged file's branch pages form a DAG or a cycle; a page reached many times is reported once.
-        func claim(_ page: UInt64, _ what: String, _ report: inout CheckReport) -> Bool {
-            if !page.isPageNumber(below: pager.pageCount) {
+        func claim(_ reference: UInt64, _ what: String, _ report: inout CheckReport) -> Bool {
+            let page = reference.diskPageNumber
+            if !reference.isPageNumber(below: pager.pageCount) {
                 report.problems.append("\(what): page \(page) is outside the file (\(pager.pageCount) pages)")
                 return false
             } else if let previous = owner[page] {
@@ -59,8 +60,22 @@ extension ValueBox {
         if meta.catalogRoot != 0 {
             do { _ = try pager.verifiedDiskPage(meta.catalogRoot) } catch { report.problems.append("catalog: \(error)") }
         }
-        for page in freeSpace.freelistPages where claim(page, "freelist", &report) {
-            do { _ = try pager.verifiedDiskPage(page); report.pagesChecked += 1 } catch { report.problems.append("freelist: \(error)") }
+        // The freelist is walked from the meta: its links are the disk references that name each page's version.
+        var freelistPage = meta.freelistHead
+        while freelistPage != 0, claim(freelistPage, "freelist", &report) {
+            do {
+                let p = try pager.verifiedDiskPage(freelistPage)
+                report.pagesChecked += 1
+                guard let list = FreelistPage(p) else { report.problems.append("freelist, page \(freelistPage.diskPageNumber): not a freelist page"); break }
+                freelistPage = list.next
+            } catch {
+                report.problems.append("freelist: \(error)")
+                break
+            }
+        }
+        for page in freeSpace.freelistPages where owner[page] == nil {
+            report.problems.append("freelist page \(page) is not on the chain the meta starts")
+            owner[page] = "freelist"
         }
         for page in freeSpace.free { _ = claim(page, "free list entry", &report) }
         for page in freeSpace.released { _ = claim(page, "page freed since the last checkpoint", &report) }
@@ -85,7 +100,7 @@ extension ValueBox {
         // (ref, depth, lower bound inclusive, upper bound exclusive)
         var stack: [(PageRef, Int, [UInt8]?, [UInt8]?)] = root == 0 ? [] : [(root, 0, nil, nil)]
         while let (ref, depth, lower, upper) = stack.popLast() {
-            let where_ = ref.isDirtyRef ? "\(name), uncheckpointed page" : "\(name), page \(ref)"
+            let where_ = ref.isDirtyRef ? "\(name), uncheckpointed page" : "\(name), page \(ref.diskPageNumber)"
             if ref.isDirtyRef {
                 guard dirtySeen.insert(ref).inserted else { report.problems.append("\(where_): reached twice"); continue }
             } else if !claim(ref, name, &report) {
@@ -160,12 +175,12 @@ extension ValueBox {
             do { p = try pager.verifiedDiskPage(page) } catch { report.problems.append("\(name): \(error)"); return }
             report.pagesChecked += 1
             guard let overflow = OverflowPage(p) else {
-                report.problems.append("\(name), page \(page): expected an overflow page"); return
+                report.problems.append("\(name), page \(page.diskPageNumber): expected an overflow page"); return
             }
             total += overflow.payloadLength
             page = overflow.next
         }
-        if total != storedLength { report.problems.append("\(name): overflow chain at \(first) holds \(total) bytes, cell says \(storedLength)") }
+        if total != storedLength { report.problems.append("\(name): overflow chain at \(first.diskPageNumber) holds \(total) bytes, cell says \(storedLength)") }
     }
 
     private func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {

@@ -65,7 +65,7 @@ extension ValueBox {
         header?.writerIsChangingFiles = true
         let freeSpace = pager.freeSpace
         let allocator = PageAllocator(reusable: reuse ? freeSpace.free : [], firstNewPage: meta.pageCount)
-        let writer = CheckpointWriter(pager: pager, file: dataFile, allocator: allocator)
+        let writer = CheckpointWriter(pager: pager, file: dataFile, allocator: allocator, generation: meta.generation + 1)
 
         // 1a. Table trees.
         for (id, var table) in state.tables.sorted(by: { $0.key < $1.key }) {
@@ -194,30 +194,36 @@ extension ValueBox {
 }
 
 /// Writes a checkpoint's pages (dirty tree pages, overflow chains, the freelist) to the pages its allocator hands
-/// out, coalescing runs of consecutive pages into one write.
+/// out, coalescing runs of consecutive pages into one write. Every page it writes is named by a disk reference
+/// carrying the checkpoint's write tag (`DataFileLayout.reference(to:writtenBy:)`), and that reference is what the
+/// parent, the leaf, the previous page of a chain or the meta stores.
 final class CheckpointWriter {
     let pager: Pager
     private let output: PageRunWriter
     private let allocator: PageAllocator
+    /// The generation of the meta this checkpoint will write.
+    private let generation: UInt64
 
-    init(pager: Pager, file: StorageFile, allocator: PageAllocator) {
+    init(pager: Pager, file: StorageFile, allocator: PageAllocator, generation: UInt64) {
         self.pager = pager
         self.output = PageRunWriter(file: file, layout: pager.layout)
         self.allocator = allocator
+        self.generation = generation
     }
 
-    private func allocate() -> UInt64 { allocator.allocate() }
+    /// A new page: its disk reference.
+    private func allocate() -> UInt64 { pager.layout.reference(to: allocator.allocate(), writtenBy: generation) }
 
-    /// Seals `page` as page number `number` and queues it for writing.
-    func write(_ page: UnsafeMutableRawPointer, as number: UInt64) throws(BoxwoodError) {
-        try output.write(page, as: number)
-        pager.didWrite(page, as: number)
+    /// Seals `page` as the page `reference` names and queues it for writing.
+    func write(_ page: UnsafeMutableRawPointer, as reference: UInt64) throws(BoxwoodError) {
+        try output.write(page, as: reference)
+        pager.didWrite(page, as: reference)
     }
 
     /// Writes everything still queued.
     func finish() throws(BoxwoodError) { try output.flush() }
 
-    /// Writes the dirty pages of a tree (children first) and returns its on-disk root.
+    /// Writes the dirty pages of a tree (children first) and returns its root's disk reference.
     func flush(_ ref: PageRef) throws(BoxwoodError) -> PageRef {
         guard ref.isDirtyRef else { return ref }
         let p = pager.dirtyMemory(ref)
@@ -242,13 +248,13 @@ final class CheckpointWriter {
             }
             LeafPage.clearUnusedSpace(p)
         }
-        let number = allocate()
-        try write(p, as: number)
+        let reference = allocate()
+        try write(p, as: reference)
         pager.releaseAfterFlush(ref)
-        return number
+        return reference
     }
 
-    /// Writes a dirty blob as a chain of overflow pages; returns the first page.
+    /// Writes a dirty blob as a chain of overflow pages; returns the first page's disk reference.
     private func writeOverflow(_ ref: UInt64) throws(BoxwoodError) -> UInt64 {
         let blob = pager.blob(ref)
         let pageCount = OverflowPage.pagesNeeded(for: blob.count)
@@ -267,7 +273,8 @@ final class CheckpointWriter {
         return numbers[0]
     }
 
-    /// Writes `free` (minus the pages taken to hold it) as a chain of freelist pages.
+    /// Writes `free` (minus the pages taken to hold it) as a chain of freelist pages; returns the disk reference of
+    /// the first, the page numbers of all, and the entries written.
     func writeFreelist(_ free: inout [UInt64]) throws(BoxwoodError) -> (head: UInt64, pages: [UInt64], count: Int) {
         if free.isEmpty { return (0, [], 0) }
         // Freelist pages must come from pages the durable state does not use: the remaining reusable ones
@@ -276,7 +283,7 @@ final class CheckpointWriter {
         while listPages.count * PageLayout.freelistEntriesPerPage < free.count {
             let page = allocate()
             listPages.append(page)
-            if let i = free.firstIndex(of: page) { free.remove(at: i) }
+            if let i = free.firstIndex(of: page.diskPageNumber) { free.remove(at: i) }
         }
         let entries = free.sorted()
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
@@ -288,6 +295,6 @@ final class CheckpointWriter {
             index += n
             try write(page, as: number)
         }
-        return (listPages.first ?? 0, listPages, entries.count)
+        return (listPages.first ?? 0, listPages.map(\.diskPageNumber), entries.count)
     }
 }

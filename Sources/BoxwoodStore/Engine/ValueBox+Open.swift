@@ -272,30 +272,31 @@ extension ValueBox {
         var listPages: [UInt64] = []
         var page = meta.freelistHead
         while page != 0 {
-            if listPages.count > Int(meta.pageCount) { throw .corrupted(file: dataFile.path, page: page, reason: "freelist loops") }
+            if listPages.count > Int(meta.pageCount) { throw .corrupted(file: dataFile.path, page: page.diskPageNumber, reason: "freelist loops") }
             guard let list = FreelistPage(try pager.diskPage(page)) else {
-                throw .corrupted(file: dataFile.path, page: page, reason: "expected a freelist page")
+                throw .corrupted(file: dataFile.path, page: page.diskPageNumber, reason: "expected a freelist page")
             }
-            listPages.append(page)
+            listPages.append(page.diskPageNumber)
             for i in 0..<list.entryCount {
+                // Entries are bare page numbers (no write tag).
                 let entry = list.entry(i)
                 guard entry >= 2, entry < meta.pageCount else {
-                    throw .corrupted(file: dataFile.path, page: page, reason: "freelist entry \(entry) out of range")
+                    throw .corrupted(file: dataFile.path, page: page.diskPageNumber, reason: "freelist entry \(entry) out of range")
                 }
                 free.append(entry)
             }
             page = list.next
         }
         guard UInt64(free.count) == meta.freeCount else {
-            throw .corrupted(file: dataFile.path, page: meta.freelistHead, reason: "freelist holds \(free.count) pages, meta says \(meta.freeCount)")
+            throw .corrupted(file: dataFile.path, page: meta.freelistHead.diskPageNumber, reason: "freelist holds \(free.count) pages, meta says \(meta.freeCount)")
         }
         pager.freeSpace.install(free: free, freelistPages: listPages, catalogPages: try catalogTreePages(meta.catalogRoot))
     }
 
-    /// The pages of the catalog tree at `root` (a catalog holds no overflow values).
+    /// The page numbers of the catalog tree at `root` (a catalog holds no overflow values).
     func catalogTreePages(_ root: PageRef) throws(BoxwoodError) -> [UInt64] {
         var pages: [UInt64] = []
-        try BTree.visit(pager, root: root, page: { (ref, _, _) throws(BoxwoodError) in pages.append(ref) }, overflow: { (_) throws(BoxwoodError) in
+        try BTree.visit(pager, root: root, page: { (ref, _, _) throws(BoxwoodError) in pages.append(ref.diskPageNumber) }, overflow: { (_) throws(BoxwoodError) in
             throw BoxwoodError.corrupted(file: self.dataFile.path, page: nil, reason: "overflow value in the catalog")
         })
         return pages

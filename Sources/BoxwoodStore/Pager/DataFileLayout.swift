@@ -4,7 +4,8 @@
 /// - Encrypted file: an `EncryptionHeader` (4096 bytes, in the clear), then page n at offset
 ///   4096 + n × `PageCipher.slotSize`, checksummed and then encrypted by `PageCipher`.
 ///
-/// Meta pages are pages 0 and 1 in both. Every reader and writer of pages — the pager, checkpoints, meta
+/// Pages are named by disk references (`PageRef`): a page number, plus in an encrypted file the write tag its seal
+/// authenticates (`reference(to:writtenBy:)`). Meta pages are pages 0 and 1 in both, with tag 0. Every reader and writer of pages — the pager, checkpoints, meta
 /// writes, compaction, the scrub of free pages — goes through one layout, so offsets are computed in one place.
 final class DataFileLayout {
     /// The keys of an encrypted file (nil: plain).
@@ -42,22 +43,31 @@ final class DataFileLayout {
     @inline(__always)
     func offset(of page: UInt64) -> UInt64 { base + page * UInt64(slotSize) }
 
+    /// The disk reference to page `page` written by checkpoint generation `generation` (a compaction: the new
+    /// file's generation): the page number itself in a plain file, with the generation's write tag in an encrypted
+    /// one (see `PageRef`).
+    @inline(__always)
+    func reference(to page: UInt64, writtenBy generation: UInt64) -> UInt64 {
+        isEncrypted ? .diskReference(page: page, tag: UInt64.writeTag(ofGeneration: generation)) : page
+    }
+
     /// The size of a file holding `pageCount` pages.
     func fileSize(pageCount: UInt64) -> UInt64 { offset(of: pageCount) }
 
-    /// Seals the plain page at `page` as page `number` — its checksum, then its encryption — and returns the
-    /// `slotSize` bytes to write: `page` itself in a plain file, `scratch` (at least `slotSize` bytes) in an
-    /// encrypted one.
-    func seal(_ page: UnsafeMutableRawPointer, as number: UInt64, scratch: UnsafeMutableRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
-        sealPage(page, pageNumber: number)
+    /// Seals the plain page at `page` as the page `reference` names — its checksum, then its encryption — and
+    /// returns the `slotSize` bytes to write: `page` itself in a plain file, `scratch` (at least `slotSize` bytes) in
+    /// an encrypted one.
+    func seal(_ page: UnsafeMutableRawPointer, as reference: UInt64, scratch: UnsafeMutableRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
+        sealPage(page, pageNumber: reference.diskPageNumber)
         guard let cipher else { return UnsafeRawPointer(page) }
-        try cipher.seal(page, pageNumber: number, into: scratch)
+        try cipher.seal(page, as: reference, into: scratch)
         return UnsafeRawPointer(scratch)
     }
 
-    /// Writes the plain page at `page` as page `number` of `file` (sealing it; `page` keeps its plain bytes with the
-    /// checksum set).
-    func write(_ page: UnsafeMutableRawPointer, as number: UInt64, to file: StorageFile) throws(BoxwoodError) {
+    /// Writes the plain page at `page` as the page `reference` names in `file` (sealing it; `page` keeps its plain
+    /// bytes with the checksum set).
+    func write(_ page: UnsafeMutableRawPointer, as reference: UInt64, to file: StorageFile) throws(BoxwoodError) {
+        let number = reference.diskPageNumber
         guard isEncrypted else {
             sealPage(page, pageNumber: number)
             try file.write(page, count: slotSize, offset: offset(of: number))
@@ -65,7 +75,7 @@ final class DataFileLayout {
         }
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: slotSize, alignment: 16)
         defer { scratch.deallocate() }
-        let bytes = try seal(page, as: number, scratch: scratch)
+        let bytes = try seal(page, as: reference, scratch: scratch)
         try file.write(bytes, count: slotSize, offset: offset(of: number))
     }
 
@@ -75,12 +85,13 @@ final class DataFileLayout {
         case read
         /// The file ends before the page does (the buffer holds zeros where it ends).
         case short
-        /// An encrypted page that does not authenticate (the buffer holds zeros).
+        /// An encrypted page that does not authenticate as the reference's version (the buffer holds zeros).
         case unauthenticated
     }
 
-    /// Reads page `number` of `file` into the 4096 bytes at `page`, decrypting it in an encrypted file.
-    func read(_ number: UInt64, of file: StorageFile, into page: UnsafeMutableRawPointer) throws(BoxwoodError) -> ReadResult {
+    /// Reads the page `reference` names in `file` into the 4096 bytes at `page`, decrypting it in an encrypted file.
+    func read(_ reference: UInt64, of file: StorageFile, into page: UnsafeMutableRawPointer) throws(BoxwoodError) -> ReadResult {
+        let number = reference.diskPageNumber
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
         guard let cipher else {
             let count = try file.read(into: page, count: PageLayout.pageSize, offset: offset(of: number))
@@ -89,7 +100,7 @@ final class DataFileLayout {
         let slot = UnsafeMutableRawPointer.allocate(byteCount: slotSize, alignment: 16)
         defer { slot.deallocate() }
         guard try file.read(into: slot, count: slotSize, offset: offset(of: number)) == slotSize else { return .short }
-        if cipher.open(slot, pageNumber: number, into: page) { return .read }
+        if cipher.open(slot, as: reference, into: page) { return .read }
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
         return .unauthenticated
     }

@@ -1,5 +1,7 @@
 /// The decrypted pages of an encrypted data file, indexed by page number: filled by `Pager.diskPage` on first
-/// touch, replaced when a checkpoint writes a page, and trimmed to a byte budget between operations.
+/// touch, replaced when a checkpoint writes a page, and trimmed to a byte budget between operations. Each page is
+/// held with the write tag it authenticated under (see `PageRef`): a lookup by a reference with another tag misses,
+/// so a page is only ever served as the version its reference names.
 ///
 /// Trimming is a CLOCK sweep: every hit marks its page referenced; the sweep frees pages not referenced since it
 /// last passed and clears the mark of the others, until the cache is down to `trimTarget` of the budget (so that
@@ -18,6 +20,7 @@ final class DecryptedPageCache {
 
     @exclusivity(unchecked) private var pages: [UnsafeMutableRawPointer?] = []
     @exclusivity(unchecked) private var referenced: [Bool] = []
+    @exclusivity(unchecked) private var tags: [UInt32] = []
     @exclusivity(unchecked) private var spare: [UnsafeMutableRawPointer] = []
     @exclusivity(unchecked) private var hand = 0
     /// Pages held.
@@ -25,15 +28,17 @@ final class DecryptedPageCache {
 
     deinit { removeAll(keepingSpare: false) }
 
-    /// The decrypted page `page`, or nil when it is not held. Marks it referenced.
+    /// The decrypted page `reference` names (its page number, with its write tag), or nil when it is not held.
+    /// Marks it referenced.
     @inline(__always)
-    func page(_ page: UInt64) -> UnsafeRawPointer? {
-        guard page < UInt64(pages.count), let memory = pages[Int(page)] else { return nil }
+    func page(_ reference: UInt64) -> UnsafeRawPointer? {
+        let page = reference.diskPageNumber
+        guard page < UInt64(pages.count), let memory = pages[Int(page)], tags[Int(page)] == reference.writeTag else { return nil }
         referenced[Int(page)] = true
         return UnsafeRawPointer(memory)
     }
 
-    /// True when page `page` is held (without marking it, unlike `page(_:)`).
+    /// True when page number `page` is held, whatever its tag (without marking it, unlike `page(_:)`).
     func holds(_ page: UInt64) -> Bool { page < UInt64(pages.count) && pages[Int(page)] != nil }
 
     /// A buffer for a page about to be decrypted (a spare one when there is one); hand it to `insert`, or to
@@ -47,24 +52,26 @@ final class DecryptedPageCache {
         if spare.count < DecryptedPageCache.spareLimit { spare.append(memory) } else { memory.deallocate() }
     }
 
-    /// Holds `memory` (from `buffer()`) as page `page`, replacing what was held.
-    func insert(_ memory: UnsafeMutableRawPointer, as page: UInt64) {
-        let index = Int(page)
+    /// Holds `memory` (from `buffer()`) as the page `reference` names, replacing what was held for its number.
+    func insert(_ memory: UnsafeMutableRawPointer, as reference: UInt64) {
+        let index = Int(reference.diskPageNumber)
         if index >= pages.count {
             let grow = max(index - pages.count + 1, pages.count / 2)
             pages.append(contentsOf: repeatElement(nil, count: grow))
             referenced.append(contentsOf: repeatElement(false, count: grow))
+            tags.append(contentsOf: repeatElement(0, count: grow))
         }
         if let old = pages[index] { discard(old) } else { count += 1 }
         pages[index] = memory
         referenced[index] = true
+        tags[index] = reference.writeTag
     }
 
-    /// Copies the plain page at `plain` in as page `page` (a checkpoint just wrote it).
-    func store(_ plain: UnsafeRawPointer, as page: UInt64) {
+    /// Copies the plain page at `plain` in as the page `reference` names (a checkpoint just wrote it).
+    func store(_ plain: UnsafeRawPointer, as reference: UInt64) {
         let memory = buffer()
         memory.copyMemory(from: plain, byteCount: DecryptedPageCache.pageSize)
-        insert(memory, as: page)
+        insert(memory, as: reference)
     }
 
     /// Drops page `page` (its bytes in the file changed).

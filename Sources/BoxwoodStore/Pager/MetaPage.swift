@@ -8,8 +8,8 @@
 ///     44     4    pageSize         4096
 ///     48     8    generation       checkpoint counter (1, 2, …)
 ///     56     8    pageCount        pages in the file that this meta accounts for
-///     64     8    catalogRoot      root page of the catalog tree (0 = no tables)
-///     72     8    freelistHead     first freelist page (0 = none)
+///     64     8    catalogRoot      root page of the catalog tree (0 = no tables), a disk reference (`PageRef`)
+///     72     8    freelistHead     first freelist page (0 = none), a disk reference
 ///     80     8    freeCount        page numbers held by the freelist
 ///     88     8    lastSequence     TransactionStateVersion of the last commit included in the pages
 ///     96     8    walSalt          salt the current WAL file must carry; records seed their checksum with it
@@ -112,15 +112,15 @@ struct MetaPage: Equatable {
     /// Why this meta breaks the format's limits, or nil. Checked on every meta read (`decode`) and before
     /// every meta write (`ValueBox.writeMeta`), so every meta the engine holds satisfies:
     /// generation < `generationLimit`, lastSequence < `sequenceLimit`, 2 <= pageCount <= `pageCountLimit`,
-    /// catalogRoot and freelistHead 0 or in 2..<pageCount, freeCount <= pageCount - 2.
+    /// catalogRoot and freelistHead 0 or disk references to pages in 2..<pageCount, freeCount <= pageCount - 2.
     var problem: String? {
         if generation >= MetaPage.generationLimit { return "generation \(generation) beyond the format limit" }
         if lastSequence >= MetaPage.sequenceLimit { return "last sequence \(lastSequence) beyond the format limit" }
         if pageCount < 2 || pageCount > MetaPage.pageCountLimit { return "page count \(pageCount)" }
-        if catalogRoot != 0 && (catalogRoot < 2 || catalogRoot >= pageCount) {
+        if catalogRoot != 0 && !catalogRoot.isPageNumber(below: pageCount) {
             return "catalog root \(catalogRoot) outside the file (\(pageCount) pages)"
         }
-        if freelistHead != 0 && (freelistHead < 2 || freelistHead >= pageCount) {
+        if freelistHead != 0 && !freelistHead.isPageNumber(below: pageCount) {
             return "freelist head \(freelistHead) outside the file (\(pageCount) pages)"
         }
         if freeCount > pageCount - 2 { return "free count \(freeCount) larger than the file (\(pageCount) pages)" }

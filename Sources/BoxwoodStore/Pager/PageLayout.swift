@@ -50,27 +50,53 @@ enum PageType: UInt8 {
     case freelist = 5
 }
 
-/// A reference to a tree page: a page number in the data file, or (top bit set) an in-memory dirty page that
-/// has not been checkpointed yet. 0 means "no page" (page 0 is a meta page and never part of a tree).
+/// A reference to a tree page: a page of the data file, or (top bit set) an in-memory dirty page that has not
+/// been checkpointed yet. 0 means "no page" (page 0 is a meta page and never part of a tree).
 ///
-/// Only the engine makes tagged references. Every page number read from disk (meta roots, catalog table
-/// roots, branch children, overflow references and links, freelist links and entries) is checked to be a
-/// page number of the file — in 2..<pageCount (`isPageNumber(below:)`), hence below
-/// `MetaPage.pageCountLimit` and untagged — before it is used as a `PageRef`. So a tagged reference always
-/// names a dirty page or blob that exists.
+/// A reference to a page of the file (a disk reference) is the page number in bits 0..<40, plus, in an encrypted
+/// file, the page's *write tag* in bits 40..<63 (`writeTagBits`): the checkpoint generation that wrote the page,
+/// modulo 2^23. The tag is part of what the page's seal authenticates (`PageCipher`), so a reference names one
+/// version of a page, and an older version of the page put back in its place does not open (docs/encryption.md).
+/// In a plain file the tag is always 0 and a disk reference is the page number.
+///
+/// Only the engine makes dirty references. Every disk reference read from disk (meta roots, catalog table roots,
+/// branch children, overflow references and links, freelist links) is checked to name a page of the file —
+/// dirty bit clear, page number in 2..<pageCount (`isPageNumber(below:)`) — before it is used as a `PageRef`;
+/// freelist entries are bare page numbers, checked the same way. So a dirty reference always names a dirty page
+/// or blob that exists, and `diskPageNumber` of a disk reference is a page of the file.
 @usableFromInline
 typealias PageRef = UInt64
 
 @usableFromInline let dirtyFlag: UInt64 = 1 << 63
+/// Bits of a disk reference that hold the page number (page counts are at most `MetaPage.pageCountLimit`, 2^40).
+@usableFromInline let pageNumberBits: UInt64 = (1 << 40) - 1
+/// Bits of a disk reference that hold the write tag (see `PageRef`).
+@usableFromInline let writeTagBits: UInt64 = ~pageNumberBits & ~dirtyFlag
 
 extension UInt64 {
     @inlinable var isDirtyRef: Bool { self & dirtyFlag != 0 }
     @inlinable var dirtyIndex: Int { Int(truncatingIfNeeded: self & ~dirtyFlag) }
 
-    /// True when this number, read from disk, can name a non-meta page of a file of `pageCount` pages: at
-    /// least 2 and below `pageCount` (which is at most `MetaPage.pageCountLimit`, so the tag bit is clear).
+    /// The page number a disk reference names (without its write tag).
+    @inlinable @inline(__always) var diskPageNumber: UInt64 { self & pageNumberBits }
+    /// The write tag of a disk reference (0 in a plain file).
+    @inlinable @inline(__always) var writeTag: UInt32 { UInt32(truncatingIfNeeded: (self & writeTagBits) >> 40) }
+
+    /// The disk reference to page `page` (below 2^40) written with tag `tag` (23 bits).
     @inlinable @inline(__always)
-    func isPageNumber(below pageCount: UInt64) -> Bool { self >= 2 && self < pageCount }
+    static func diskReference(page: UInt64, tag: UInt32) -> UInt64 { page | (UInt64(tag) << 40) & writeTagBits }
+
+    /// The write tag of pages written by checkpoint generation `generation` (of an encrypted file).
+    @inlinable @inline(__always)
+    static func writeTag(ofGeneration generation: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: generation & (writeTagBits >> 40)) }
+
+    /// True when this disk reference, read from disk, can name a non-meta page of a file of `pageCount` pages:
+    /// the dirty bit clear and the page number at least 2 and below `pageCount` (which is at most
+    /// `MetaPage.pageCountLimit`). Whether the write tag is right is for the page's seal to say.
+    @inlinable @inline(__always)
+    func isPageNumber(below pageCount: UInt64) -> Bool {
+        self & dirtyFlag == 0 && diskPageNumber >= 2 && diskPageNumber < pageCount
+    }
 }
 
 @inlinable @inline(__always)

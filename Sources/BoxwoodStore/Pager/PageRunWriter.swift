@@ -1,4 +1,6 @@
-/// Seals pages and writes them to a file, coalescing runs of consecutive page numbers into one write.
+/// Seals pages and writes them to a file, coalescing runs of consecutive page numbers into one write. Pages are
+/// named by disk references (`PageRef`): the page number and, in an encrypted file, the write tag the seal
+/// authenticates.
 final class PageRunWriter {
     let file: StorageFile
     /// Where pages go and how they are sealed.
@@ -18,13 +20,14 @@ final class PageRunWriter {
 
     deinit { run.deallocate() }
 
-    /// Seals `page` as page `number` (its checksum, seeded with `number`, and in an encrypted file its encryption)
-    /// and queues it for writing. `page` keeps its plain bytes, checksum included.
-    func write(_ page: UnsafeMutableRawPointer, as number: UInt64) throws(BoxwoodError) {
+    /// Seals `page` as the page `reference` names (its checksum, seeded with the page number, and in an encrypted
+    /// file its encryption) and queues it for writing. `page` keeps its plain bytes, checksum included.
+    func write(_ page: UnsafeMutableRawPointer, as reference: UInt64) throws(BoxwoodError) {
+        let number = reference.diskPageNumber
         if runCount > 0 && (number != runStart + UInt64(runCount) || runCount == runCapacity) { try flush() }
         if runCount == 0 { runStart = number }
         let slot = run + runCount * layout.slotSize
-        let sealed = try layout.seal(page, as: number, scratch: slot)
+        let sealed = try layout.seal(page, as: reference, scratch: slot)
         if sealed != UnsafeRawPointer(slot) { slot.copyMemory(from: sealed, byteCount: layout.slotSize) }
         runCount += 1
     }

@@ -134,11 +134,11 @@ final class Pager {
         if word < verified.count { verified[word] &= ~(1 << (page & 63)) }
     }
 
-    /// Records that `page`, with the plain bytes at `plain` (checksum sealed), was just written to the file: a
-    /// plain file's mapping shows it already, an encrypted file's decrypted copy is replaced.
-    func didWrite(_ plain: UnsafeRawPointer, as page: UInt64) {
-        guard isEncrypted else { markVerified(page); return }
-        decrypted.store(plain, as: page)
+    /// Records that the page `reference` names, with the plain bytes at `plain` (checksum sealed), was just written
+    /// to the file: a plain file's mapping shows it already, an encrypted file's decrypted copy is replaced.
+    func didWrite(_ plain: UnsafeRawPointer, as reference: UInt64) {
+        guard isEncrypted else { markVerified(reference.diskPageNumber); return }
+        decrypted.store(plain, as: reference)
     }
 
     /// Frees decrypted pages once they take more than `budget` bytes (see `DecryptedPageCache.trim`). Call only
@@ -148,15 +148,19 @@ final class Pager {
         modificationCount &+= 1
     }
 
-    /// The memory of a checkpointed page, verified against its checksum on first use.
+    /// The memory of the checkpointed page `reference` names (a disk reference, see `PageRef`), verified on first
+    /// use: against its checksum in a plain file (where the reference is the page number), by authenticating it as
+    /// the version the reference's write tag names in an encrypted one.
     @inline(__always)
-    func diskPage(_ page: UInt64) throws(BoxwoodError) -> UnsafeRawPointer {
-        guard page >= 2, page < pageCount, let map else {
+    func diskPage(_ reference: UInt64) throws(BoxwoodError) -> UnsafeRawPointer {
+        // A plain file's references carry no tag: one that does is out of range like any other bad number.
+        let page = isEncrypted ? reference.diskPageNumber : reference
+        guard page >= 2, page < pageCount, reference & dirtyFlag == 0, let map else {
             throw .corrupted(file: file.path, page: page, reason: "page number out of range (file has \(pageCount) pages)")
         }
         if isEncrypted {
-            if let plain = decrypted.page(page) { return plain }
-            return try decryptPage(page, map: map)
+            if let plain = decrypted.page(reference) { return plain }
+            return try decryptPage(reference, map: map)
         }
         let pointer = map + Int(page) * pageSize
         if !isVerified(page) {
@@ -171,16 +175,17 @@ final class Pager {
         return pointer
     }
 
-    /// Decrypts page `page` of an encrypted file into a page of its own (see `decrypted`) and validates its
-    /// structure. Authentication replaces the checksum: the tag covers exactly the bytes that were sealed, the
-    /// page's own checksum included, so checking that too would only repeat it.
+    /// Decrypts the page `reference` names in an encrypted file into a page of its own (see `decrypted`) and
+    /// validates its structure. Authentication replaces the checksum: the tag covers exactly the bytes that were
+    /// sealed, the page's own checksum included, so checking that too would only repeat it.
     @inline(never)
-    private func decryptPage(_ page: UInt64, map: UnsafeRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
+    private func decryptPage(_ reference: UInt64, map: UnsafeRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
+        let page = reference.diskPageNumber
         let offset = layout.offset(of: page)
         guard let cipher = layout.cipher else { throw .corrupted(file: file.path, page: page, reason: "not an encrypted file") }
         let memory = decrypted.buffer()
         // The page number is below `pageCount`, whose slots `ensureMapped` maps and open checked the file holds.
-        guard cipher.open(map + Int(offset), pageNumber: page, into: memory) else {
+        guard cipher.open(map + Int(offset), as: reference, into: memory) else {
             decrypted.discard(memory)
             throw .checksumMismatch(file: file.path, page: page, offset: offset)
         }
@@ -188,7 +193,7 @@ final class Pager {
             decrypted.discard(memory)
             throw .corrupted(file: file.path, page: page, reason: reason)
         }
-        decrypted.insert(memory, as: page)
+        decrypted.insert(memory, as: reference)
         return UnsafeRawPointer(memory)
     }
 
@@ -199,10 +204,11 @@ final class Pager {
         return UInt64((pointer - map) / pageSize)
     }
 
-    /// A checkpointed page whose checksum and structure are verified now, whatever was verified before.
-    func verifiedDiskPage(_ page: UInt64) throws(BoxwoodError) -> UnsafeRawPointer {
-        clearVerified(page)
-        return try diskPage(page)
+    /// The checkpointed page `reference` names, its checksum (or seal) and structure verified now, whatever was
+    /// verified before.
+    func verifiedDiskPage(_ reference: UInt64) throws(BoxwoodError) -> UnsafeRawPointer {
+        clearVerified(reference.diskPageNumber)
+        return try diskPage(reference)
     }
 
     /// The memory of any tree page (dirty or checkpointed). A tagged reference is always one the engine made
@@ -263,8 +269,10 @@ final class Pager {
         }
     }
 
-    /// Records that the current transaction stopped using checkpointed page `page` (see `FreeSpace`).
-    private func release(_ page: UInt64) throws(BoxwoodError) {
+    /// Records that the current transaction stopped using the checkpointed page `reference` names (see `FreeSpace`,
+    /// which counts page numbers).
+    private func release(_ reference: UInt64) throws(BoxwoodError) {
+        let page = reference.diskPageNumber
         guard freeSpace.release(page) else {
             throw .corrupted(file: file.path, page: page, reason: "page is referenced twice (two parents, or two trees)")
         }
@@ -307,12 +315,12 @@ final class Pager {
         var steps: UInt64 = 0
         while page != 0 {
             guard let overflow = OverflowPage(try diskPage(page)) else {
-                throw .corrupted(file: file.path, page: page, reason: "expected an overflow page")
+                throw .corrupted(file: file.path, page: page.diskPageNumber, reason: "expected an overflow page")
             }
             try release(page)
             page = overflow.next
             steps += 1
-            if steps > pageCount { throw .corrupted(file: file.path, page: page, reason: "overflow chain loops") }
+            if steps > pageCount { throw .corrupted(file: file.path, page: page.diskPageNumber, reason: "overflow chain loops") }
         }
     }
 
