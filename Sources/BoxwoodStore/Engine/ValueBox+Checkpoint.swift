@@ -249,8 +249,8 @@ final class CheckpointWriter {
             LeafPage.clearUnusedSpace(p)
         }
         let reference = allocate()
-        try write(p, as: reference)
-        pager.releaseAfterFlush(ref)
+        try output.write(p, as: reference)
+        pager.releaseAfterFlush(ref, writtenAs: reference)
         return reference
     }
 

@@ -2,7 +2,7 @@
 ///
 /// - Plain file: page n at offset n × 4096, sealed with its checksum (`sealPage`).
 /// - Encrypted file: an `EncryptionHeader` (4096 bytes, in the clear), then page n at offset
-///   4096 + n × `PageCipher.slotSize`, checksummed and then encrypted by `PageCipher`.
+///   4096 + n × `PageCipher.slotSize`, encrypted by `PageCipher` (the tag replaces the checksum; see `seal`).
 ///
 /// Pages are named by disk references (`PageRef`): a page number, plus in an encrypted file the write tag its seal
 /// authenticates (`reference(to:writtenBy:)`). Meta pages are pages 0 and 1 in both, with tag 0. Every reader and writer of pages — the pager, checkpoints, meta
@@ -54,18 +54,24 @@ final class DataFileLayout {
     /// The size of a file holding `pageCount` pages.
     func fileSize(pageCount: UInt64) -> UInt64 { offset(of: pageCount) }
 
-    /// Seals the plain page at `page` as the page `reference` names — its checksum, then its encryption — and
-    /// returns the `slotSize` bytes to write: `page` itself in a plain file, `scratch` (at least `slotSize` bytes) in
-    /// an encrypted one.
+    /// Seals the plain page at `page` as the page `reference` names and returns the `slotSize` bytes to write: in a
+    /// plain file `page` itself with its checksum set; in an encrypted one `scratch` (at least `slotSize` bytes), the
+    /// page encrypted. An encrypted page's checksum field is zero — its GCM tag authenticates every byte, and
+    /// `Pager` never checks the field — except in the meta slots, whose decoding checks it in either kind of file
+    /// (`MetaPage.encode` sets it).
     func seal(_ page: UnsafeMutableRawPointer, as reference: UInt64, scratch: UnsafeMutableRawPointer) throws(BoxwoodError) -> UnsafeRawPointer {
-        sealPage(page, pageNumber: reference.diskPageNumber)
-        guard let cipher else { return UnsafeRawPointer(page) }
+        let number = reference.diskPageNumber
+        guard let cipher else {
+            sealPage(page, pageNumber: number)
+            return UnsafeRawPointer(page)
+        }
+        if number >= 2 { store64(page, PageLayout.checksumOffset, 0) } else { sealPage(page, pageNumber: number) }
         try cipher.seal(page, as: reference, into: scratch)
         return UnsafeRawPointer(scratch)
     }
 
-    /// Writes the plain page at `page` as the page `reference` names in `file` (sealing it; `page` keeps its plain
-    /// bytes with the checksum set).
+    /// Writes the plain page at `page` as the page `reference` names in `file` (sealing it as `seal` does; `page`
+    /// keeps its plain bytes).
     func write(_ page: UnsafeMutableRawPointer, as reference: UInt64, to file: StorageFile) throws(BoxwoodError) {
         let number = reference.diskPageNumber
         guard isEncrypted else {

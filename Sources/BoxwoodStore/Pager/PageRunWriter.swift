@@ -20,8 +20,8 @@ final class PageRunWriter {
 
     deinit { run.deallocate() }
 
-    /// Seals `page` as the page `reference` names (its checksum, seeded with the page number, and in an encrypted
-    /// file its encryption) and queues it for writing. `page` keeps its plain bytes, checksum included.
+    /// Seals `page` as the page `reference` names (`DataFileLayout.seal`: its checksum, or in an encrypted file its
+    /// encryption) and queues it for writing. `page` keeps its plain bytes.
     func write(_ page: UnsafeMutableRawPointer, as reference: UInt64) throws(BoxwoodError) {
         let number = reference.diskPageNumber
         if runCount > 0 && (number != runStart + UInt64(runCount) || runCount == runCapacity) { try flush() }

@@ -363,9 +363,20 @@ final class Pager {
 
     // MARK: Checkpoint support
 
-    /// Releases a dirty page after the checkpoint wrote it to disk.
-    func releaseAfterFlush(_ ref: PageRef) {
-        releaseDirty(ref.dirtyIndex)
+    /// Releases a dirty page after the checkpoint wrote it to disk as the page `reference` names. In an encrypted file
+    /// its memory becomes that page's decrypted copy, neither copied nor decrypted again on the next read; a plain
+    /// file's mapping shows the page already.
+    func releaseAfterFlush(_ ref: PageRef, writtenAs reference: UInt64) {
+        let index = ref.dirtyIndex
+        guard isEncrypted, let memory = dirtyPages[index] else {
+            markVerified(reference.diskPageNumber)
+            releaseDirty(index)
+            return
+        }
+        dirtyPages[index] = nil
+        freeDirtySlots.append(index)
+        liveDirtyPages -= 1
+        decrypted.insert(memory, as: reference)
     }
 
     func releaseBlobAfterFlush(_ ref: UInt64) {
