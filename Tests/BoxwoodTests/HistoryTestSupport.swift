@@ -30,7 +30,7 @@ final class HistoryFixture {
         self.configuration = configuration
         self.initialChatListHoles = initialChatListHoles
         box = try ValueBox(path: path, options: ValueBoxOptions(durability: durability))
-        tables = MessageHistoryTables(valueBox: box, configuration: configuration, initialChatListHoles: initialChatListHoles)
+        tables = try MessageHistoryTables(valueBox: box, configuration: configuration, initialChatListHoles: initialChatListHoles)
     }
 
     deinit {
@@ -79,7 +79,7 @@ final class HistoryFixture {
     func reopen() throws {
         try box.close()
         box = try ValueBox(path: path, options: ValueBoxOptions(durability: .off))
-        tables = MessageHistoryTables(valueBox: box, configuration: configuration, initialChatListHoles: initialChatListHoles)
+        tables = try MessageHistoryTables(valueBox: box, configuration: configuration, initialChatListHoles: initialChatListHoles)
     }
 
     /// Runs `body` in a read-only look (a transaction that changes nothing).

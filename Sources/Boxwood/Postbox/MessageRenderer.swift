@@ -1,5 +1,5 @@
-/// Turns stored messages into ``Message``s (Postbox's `renderIntermediateMessage`): resolves the author, the
-/// forward info's peers, the peers attributes and media refer to, the chat's associated peer, and — one level
+/// Turns stored messages into ``Message``s (Postbox's `renderIntermediateMessage`): resolves shared media (the media
+/// table's items in place of their references), the author, the forward info's peers, the peers attributes and media refer to, the chat's associated peer, and — one level
 /// deep — the messages attributes refer to, all from the tables as they are now (this transaction's changes
 /// included). Peers come through the peer table's cache; a referred-to id that is not stored is left out.
 struct MessageRenderer {
@@ -15,7 +15,9 @@ struct MessageRenderer {
         try tables.history.history.getMessage(id).map(render)
     }
 
-    private func render(_ message: IntermediateMessage, resolvingAssociatedMessages: Bool) throws -> Message {
+    private func render(_ stored: IntermediateMessage, resolvingAssociatedMessages: Bool) throws -> Message {
+        var message = stored
+        message.media = try tables.history.history.resolveMedia(stored.media)
         let chat = try tables.peers.get(message.id.peerId)
         var peers: [PeerId: any Peer] = [:]
         for id in Self.referencedPeerIds(chatId: message.id.peerId, chat: chat, fields: message.fields) where peers[id] == nil {
@@ -54,4 +56,6 @@ struct MessageRenderer {
 extension Message {
     /// The peers this message resolves, stored or not: a change to any of them changes how it renders.
     var referencedPeerIds: [PeerId] { MessageRenderer.referencedPeerIds(chatId: id.peerId, chat: peer, fields: fields) }
+    /// The ids of its media (those that can be shared, and so updated in place).
+    var mediaIds: [MediaId] { media.compactMap(\.id) }
 }

@@ -5,6 +5,9 @@
 public struct PostboxChanges {
     /// History changes per chat, in order (inserted and removed messages, read states, timestamps).
     public var operationsByPeerId: [PeerId: [MessageHistoryOperation]] = [:]
+    /// Shared media changed in place (``Transaction/updateMedia(_:update:)``), with their new values: every message
+    /// that carries one shows the new value.
+    public var updatedMedia: [MediaId: any Media] = [:]
     /// Hole changes per (peer, namespace, space).
     public var holeOperations: [MessageHistoryHoleOperationKey: [MessageHistoryHoleOperation]] = [:]
     /// Chat-list changes per group, in the order views apply them.
@@ -44,7 +47,7 @@ public struct PostboxChanges {
 
     /// True when nothing observable changed.
     public var isEmpty: Bool {
-        operationsByPeerId.isEmpty && holeOperations.isEmpty && chatListOperations.isEmpty
+        operationsByPeerId.isEmpty && updatedMedia.isEmpty && holeOperations.isEmpty && chatListOperations.isEmpty
             && alteredInitialPeerCombinedReadStates.isEmpty && updatedChatListInclusions.isEmpty && updatedTotalUnreadStates.isEmpty
             && updatedState == nil && updatedPeers.isEmpty && updatedPeerChatStates.isEmpty && updatedCachedPeerData.isEmpty
             && updatedPeerPresences.isEmpty && updatedPeerNotificationSettings.isEmpty && replacedContactPeerIds == nil

@@ -32,7 +32,7 @@ final class PostboxTables {
         mergedOperationLogIndex = PeerMergedOperationLogIndexTable(valueBox: valueBox, useCaches: useCaches)
         operationLog = PeerOperationLogTable(valueBox: valueBox, metadataTable: operationLogMetadata,
                                              mergedIndexTable: mergedOperationLogIndex, useCaches: useCaches)
-        history = MessageHistoryTables(valueBox: valueBox, configuration: seedConfiguration.historyConfiguration,
+        history = try MessageHistoryTables(valueBox: valueBox, configuration: seedConfiguration.historyConfiguration,
                                        initialChatListHoles: seedConfiguration.initializeChatListWithHole, useCaches: useCaches)
         let settings = peerNotificationSettings
         history.totalUnreadFilter = TotalUnreadFilter(
@@ -61,6 +61,7 @@ final class PostboxTables {
                 }
             }
         }
+        changes.updatedMedia = history.history.updatedMedia
         changes.holeOperations = history.holes.operations
         changes.chatListOperations = history.chatList.operations
         changes.unsentMessageOperations = history.unsent.operations

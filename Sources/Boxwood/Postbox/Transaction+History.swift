@@ -17,7 +17,30 @@ extension Transaction {
         try history.history.addMessages(messages, location: location)
     }
 
-    public func deleteMessages(_ ids: [MessageId]) throws { try history.history.deleteMessages(ids) }
+    /// Deletes messages (ids not stored are ignored) with every index entry they have.
+    ///
+    /// - Parameter forEachMedia: Called with each media item that goes with them — every item a deleted message
+    ///   carried alone, and every shared item (one with a ``MediaId``) whose last carrier was deleted — so that the
+    ///   app can delete the files behind it. An item still carried by another message is not passed.
+    public func deleteMessages(_ ids: [MessageId], forEachMedia: ((any Media) -> Void)? = nil) throws {
+        try history.history.deleteMessages(ids, forEachMedia: forEachMedia)
+    }
+
+    /// The stored media item `id` (Postbox's `getMedia`): one copy, whichever messages carry it; nil when no stored
+    /// message does.
+    public func getMedia(_ id: MediaId) throws -> (any Media)? { try history.history.media(id) }
+
+    /// Replaces the stored media item `id` for every message that carries it (Postbox's `updateMedia`), for example
+    /// when its file finished downloading. Views showing one of those messages show the new value
+    /// (``PostboxChanges/updatedMedia``). Nothing happens when no stored message carries `id`.
+    ///
+    /// - Parameter update: The new value; its ``Media/id`` must be `id` (else `invalidArgument`).
+    /// - Returns: The index of the message whose stored value changed: the one that keeps the item embedded when it
+    ///   alone carries it; empty when the item is shared (it is stored once, apart from the messages) or not stored.
+    @discardableResult
+    public func updateMedia(_ id: MediaId, update: any Media) throws -> Set<MessageIndex> {
+        try history.history.updateMedia(id, to: update)
+    }
 
     /// Replaces a message (its id, timestamp, tags and text may change; indices follow).
     public func updateMessage(_ id: MessageId, _ message: StoreMessage) throws { try history.history.updateMessage(id, message) }

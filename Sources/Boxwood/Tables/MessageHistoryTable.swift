@@ -6,7 +6,7 @@ import BoxwoodStore
 /// Like Postbox's, this table also runs the history: adding, deleting and updating a message keeps every other
 /// history table consistent — the id index (4), tags (12), global ids (3), globally unique ids (32), the text
 /// index (41), the unsent messages (11), the read states (14, unread counters), the holes (56, upper history
-/// blocks) and the counters (10) — and records one `HistoryTableOperation` per change in ``operationsByPeerId``. Write-through.
+/// blocks), the shared media (6) and the counters (10) — and records one `HistoryTableOperation` per change in ``operationsByPeerId``. Write-through.
 ///
 /// Timestamps and ids are expected to be non-negative: keys order them as unsigned numbers, so negative ones are
 /// stored and found by id but sort above the positive ones in ordered reads.
@@ -23,9 +23,12 @@ final class MessageHistoryTable: Table {
     let readStateTable: MessageHistoryReadStateTable
     let textIndexTable: MessageHistoryTextIndexTable?
     let unsentTable: MessageHistoryUnsentTable
+    let mediaTable: MessageMediaTable
 
     /// History changes of the current transaction, per peer, in order.
     private(set) var operationsByPeerId: [PeerId: [HistoryTableOperation]] = [:]
+    /// Media changed in place this transaction (``updateMedia(_:to:)``), with their new values.
+    var updatedMedia: [MediaId: any Media] = [:]
 
     private let encoder = PostboxEncoder()
 
@@ -33,7 +36,7 @@ final class MessageHistoryTable: Table {
          indexTable: MessageHistoryIndexTable, tagsTable: MessageHistoryTagsTable, globalIdsTable: GlobalMessageIdsTable,
          globallyUniqueIdTable: MessageGloballyUniqueIdTable, holeTable: MessageHistoryHoleIndexTable,
          readStateTable: MessageHistoryReadStateTable, textIndexTable: MessageHistoryTextIndexTable?,
-         unsentTable: MessageHistoryUnsentTable, useCaches: Bool = true) {
+         unsentTable: MessageHistoryUnsentTable, mediaTable: MessageMediaTable, useCaches: Bool = true) {
         self.configuration = configuration
         self.metadataTable = metadataTable
         self.indexTable = indexTable
@@ -44,11 +47,13 @@ final class MessageHistoryTable: Table {
         self.readStateTable = readStateTable
         self.textIndexTable = textIndexTable
         self.unsentTable = unsentTable
+        self.mediaTable = mediaTable
         super.init(valueBox: valueBox, table: ValueBoxTable(id: Self.tableId, keyType: .binary), useCaches: useCaches)
     }
 
     func resetChanges() {
         operationsByPeerId.removeAll()
+        updatedMedia.removeAll()
     }
 
     private func append(_ peerId: PeerId, _ operation: HistoryTableOperation) {
@@ -57,7 +62,7 @@ final class MessageHistoryTable: Table {
 
     // MARK: Keys
 
-    private func key(_ index: MessageIndex) -> ValueBoxKey {
+    func key(_ index: MessageIndex) -> ValueBoxKey {
         var key = ValueBoxKey(length: 20)
         key.setInt64(0, value: index.id.peerId.toInt64())
         key.setInt32(8, value: index.id.namespace.rawValue)
@@ -87,10 +92,12 @@ final class MessageHistoryTable: Table {
         configuration.globalMessageIdsNamespaces.contains(GlobalMessageIdsNamespace(peerIdNamespace: id.peerId.namespace, messageIdNamespace: id.namespace))
     }
 
-    private func store(_ message: IntermediateMessage) throws {
-        encoder.reset()
-        message.encode(encoder)
-        try valueBox.set(table, key: key(message.index), encoder: encoder)
+    /// Stores `message` and every index entry it has; its media with ids are shared through the media table first
+    /// (`shareMedia`). Returns the message as stored.
+    @discardableResult
+    private func store(_ message: IntermediateMessage) throws -> IntermediateMessage {
+        let message = try shareMedia(of: message)
+        try rewriteStoredValue(message)
         try indexTable.set(message)
         try tagsTable.add(tags: message.tags, index: message.index)
         if usesGlobalIds(message.id) { try globalIdsTable.set(globalId: message.id.id, id: message.id) }
@@ -99,9 +106,20 @@ final class MessageHistoryTable: Table {
             try textIndexTable.add(id: message.id, text: message.text, tags: message.tags)
         }
         if MessageHistoryUnsentTable.isIndexed(message.flags) { try unsentTable.add(message.index) }
+        return message
     }
 
-    private func unstore(_ message: IntermediateMessage) throws {
+    /// Writes `message`'s value in this table (its index entries are the caller's business).
+    func rewriteStoredValue(_ message: IntermediateMessage) throws {
+        encoder.reset()
+        message.encode(encoder)
+        try valueBox.set(table, key: key(message.index), encoder: encoder)
+    }
+
+    /// Removes `message` and every index entry it has, and its claims on shared media; `freedMedia` gets each media
+    /// item no stored message carries any more.
+    private func unstore(_ message: IntermediateMessage, freedMedia: ((any Media) -> Void)? = nil) throws {
+        try releaseMedia(of: message, freed: freedMedia)
         try valueBox.remove(table, key: key(message.index))
         try indexTable.remove(message.id)
         try tagsTable.remove(tags: message.tags, index: message.index)
@@ -160,9 +178,8 @@ final class MessageHistoryTable: Table {
             case let .partial(peerId, namespace):
                 id = try assignId(peerId: peerId, namespace: namespace)
             }
-            let stored = IntermediateMessage(stableId: nextStableId, stableVersion: 0, id: id, message: message)
+            let stored = try store(IntermediateMessage(stableId: nextStableId, stableVersion: 0, id: id, message: message))
             nextStableId = nextStableId == .max ? 1 : nextStableId + 1
-            try store(stored)
             append(peerId, .insertMessage(stored))
             if stored.countsAsIncoming { incoming[peerId, default: []].append(stored.index) }
             result.added.append(id)
@@ -188,14 +205,15 @@ final class MessageHistoryTable: Table {
     // MARK: Deleting
 
     /// Removes the messages (ids not stored are ignored) and every index entry they have; unread counters
-    /// uncount the unread incoming ones.
-    func deleteMessages(_ ids: [MessageId]) throws {
+    /// uncount the unread incoming ones. `forEachMedia` gets every media item that goes with them: each embedded
+    /// one, and each shared one whose last carrier this was (so that the app can delete its files).
+    func deleteMessages(_ ids: [MessageId], forEachMedia: ((any Media) -> Void)? = nil) throws {
         var removed: [PeerId: [(MessageIndex, MessageTags)]] = [:]
         var incoming: [PeerId: [MessageIndex]] = [:]
         var seen = Set<MessageId>()
         for id in ids where seen.insert(id).inserted {
             guard let message = try getMessage(id) else { continue }
-            try unstore(message)
+            try unstore(message, freedMedia: forEachMedia)
             removed[id.peerId, default: []].append((message.index, message.tags))
             if message.countsAsIncoming { incoming[id.peerId, default: []].append(message.index) }
         }
@@ -231,13 +249,13 @@ final class MessageHistoryTable: Table {
             try deleteMessages([newId])
         }
         if newId.peerId != id.peerId { try holeTable.ensureInitialized(newId.peerId) }
-        let updated = IntermediateMessage(stableId: old.stableId, stableVersion: old.stableVersion &+ 1, id: newId, message: message)
+        let fresh = IntermediateMessage(stableId: old.stableId, stableVersion: old.stableVersion &+ 1, id: newId, message: message)
         try unstore(old)
         append(id.peerId, .remove([(old.index, old.tags)]))
         if old.countsAsIncoming {
             updateReadState(id.peerId, try readStateTable.deleteIncomingMessages(id.peerId, indices: [old.index]))
         }
-        try store(updated)
+        let updated = try store(fresh)
         append(newId.peerId, .insertMessage(updated))
         if updated.countsAsIncoming {
             updateReadState(newId.peerId, try readStateTable.addIncomingMessages(newId.peerId, indices: [updated.index]))
@@ -252,11 +270,10 @@ final class MessageHistoryTable: Table {
         try valueBox.remove(table, key: key(oldIndex))
         try tagsTable.remove(tags: message.tags, index: oldIndex)
         message.timestamp = timestamp
-        encoder.reset()
-        message.encode(encoder)
-        try valueBox.set(table, key: key(message.index), encoder: encoder)
+        try rewriteStoredValue(message)
         try tagsTable.add(tags: message.tags, index: message.index)
         try indexTable.set(message)
+        try moveMediaReferences(of: message, from: oldIndex)
         if MessageHistoryUnsentTable.isIndexed(message.flags) {
             try unsentTable.remove(oldIndex)
             try unsentTable.add(message.index)

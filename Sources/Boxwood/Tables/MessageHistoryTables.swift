@@ -16,6 +16,7 @@ final class MessageHistoryTables {
     let readStates: MessageHistoryReadStateTable
     let textIndex: MessageHistoryTextIndexTable
     let unsent: MessageHistoryUnsentTable
+    let media: MessageMediaTable
     let history: MessageHistoryTable
     let chatListIndex: ChatListIndexTable
     let chatList: ChatListTable
@@ -23,7 +24,10 @@ final class MessageHistoryTables {
     var totalUnreadFilter = TotalUnreadFilter.none
 
     init(valueBox: ValueBox, configuration: MessageHistoryConfiguration,
-         initialChatListHoles: (topLevel: ChatListHole?, groups: ChatListHole?) = (nil, nil), useCaches: Bool = true) {
+         initialChatListHoles: (topLevel: ChatListHole?, groups: ChatListHole?) = (nil, nil),
+         useCaches: Bool = true) throws(PostboxTypeRegistrationError) {
+        // Stored messages may hold the library's `SharedMediaReference`: its type must be known before any is read.
+        try LibraryCodingTypes.ensureRegistered()
         self.valueBox = valueBox
         self.configuration = configuration
         metadata = MessageHistoryMetadataTable(valueBox: valueBox, useCaches: useCaches)
@@ -35,16 +39,17 @@ final class MessageHistoryTables {
         readStates = MessageHistoryReadStateTable(valueBox: valueBox, defaultStates: configuration.defaultMessageNamespaceReadStates, useCaches: useCaches)
         textIndex = MessageHistoryTextIndexTable(valueBox: valueBox)
         unsent = MessageHistoryUnsentTable(valueBox: valueBox, useCaches: useCaches)
+        media = MessageMediaTable(valueBox: valueBox, useCaches: useCaches)
         history = MessageHistoryTable(valueBox: valueBox, configuration: configuration, metadataTable: metadata, indexTable: index,
                                       tagsTable: tags, globalIdsTable: globalIds, globallyUniqueIdTable: globallyUniqueIds,
                                       holeTable: holes, readStateTable: readStates, textIndexTable: textIndex,
-                                      unsentTable: unsent, useCaches: useCaches)
+                                      unsentTable: unsent, mediaTable: media, useCaches: useCaches)
         chatListIndex = ChatListIndexTable(valueBox: valueBox, defaultInclusion: configuration.defaultInclusion, useCaches: useCaches)
         chatList = ChatListTable(valueBox: valueBox, indexTable: chatListIndex, metadataTable: metadata, initialHoles: initialChatListHoles,
                                  chatMessagesNamespaces: configuration.chatMessagesNamespaces, useCaches: useCaches)
     }
 
-    var tables: [Table] { [metadata, index, tags, globalIds, globallyUniqueIds, holes, readStates, unsent, history, chatListIndex, chatList] }
+    var tables: [Table] { [metadata, index, tags, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
 
     /// Derives the chat-list operations from the transaction's history operations and inclusion changes, then
     /// brings the total unread states up to date (Postbox's `chatListTable.replay` and

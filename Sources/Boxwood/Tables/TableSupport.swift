@@ -140,12 +140,13 @@ func decodeRootObject<T>(_ bytes: UnsafeRawBufferPointer, as type: T.Type) throw
 }
 
 /// Registers the library's own storable types that tables may meet as polymorphic values (a `CodableEntry`
-/// stored as a preference or ordered-list item). Idempotent; a refused registration (an app type that took the
-/// name `"CodableEntry"`) is thrown by every call.
+/// stored as a preference or ordered-list item, a `SharedMediaReference` in a stored message's media list).
+/// Idempotent; a refused registration (an app type that took one of their names) is thrown by every call.
 enum LibraryCodingTypes {
     private static let registration: Result<Void, PostboxTypeRegistrationError> = {
         do throws(PostboxTypeRegistrationError) {
             try declareEncodable(CodableEntry.self)
+            try declareEncodable(SharedMediaReference.self)
             return .success(())
         } catch {
             return .failure(error)

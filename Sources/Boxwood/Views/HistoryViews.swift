@@ -39,6 +39,8 @@ final class MutableMessageHistoryView: MutablePostboxView {
     /// there re-renders the window.
     private var referencedPeerIds: Set<PeerId> = []
     private var referencedChats: Set<PeerId> = []
+    /// The media the entries show: one updated in place re-renders the window.
+    private var referencedMedia: Set<MediaId> = []
     private(set) var holes: [ClosedRange<MessageId.Id>] = []
     private var updateType = ViewUpdateType.initial
 
@@ -84,6 +86,7 @@ final class MutableMessageHistoryView: MutablePostboxView {
         let renderer = MessageRenderer(tables: tables)
         entries = try list.compactMap { try tables.history.history.message(at: $0).map(renderer.render) }
         referencedPeerIds = Set(entries.flatMap(\.referencedPeerIds))
+        referencedMedia = Set(entries.flatMap(\.mediaIds))
         referencedChats = Set(entries.flatMap { $0.associatedMessageIds.map(\.peerId) })
         referencedChats.remove(peerId)
         let lowest: MessageId.Id = list.count < count ? 1 : (list.first?.id.id ?? 1)
@@ -96,6 +99,7 @@ final class MutableMessageHistoryView: MutablePostboxView {
         let touchedHistory = !(changes.operationsByPeerId[peerId]?.isEmpty ?? true)
             || ViewValueComparison.touches(referencedChats, changes.operationsByPeerId)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
+            || ViewValueComparison.touches(referencedMedia, changes.updatedMedia)
         let holeOperations = changes.holeOperations.filter { $0.key.peerId == peerId && $0.key.namespace == namespace }
         guard touchedHistory || !holeOperations.isEmpty else { return false }
         let before = (entries, holes)
@@ -155,6 +159,8 @@ final class MutableChatListView: MutablePostboxView {
     private var listed: Set<PeerId> = []
     private var referencedPeerIds: Set<PeerId> = []
     private var referencedChats: Set<PeerId> = []
+    /// The media of the rows' top messages: one updated in place reloads the rows.
+    private var referencedMedia: Set<MediaId> = []
 
     init(groupId: PeerGroupId, anchor: ChatListIndex?, count: Int, tables: PostboxTables) throws {
         self.groupId = groupId
@@ -168,6 +174,7 @@ final class MutableChatListView: MutablePostboxView {
         let items = entries.compactMap { entry -> ChatListItem? in if case let .chat(item) = entry { item } else { nil } }
         listed = Set(items.map(\.peerId))
         referencedPeerIds = Set(items.flatMap(\.referencedPeerIds))
+        referencedMedia = Set(items.flatMap { $0.topMessage?.mediaIds ?? [] })
         referencedChats = Set(items.flatMap { $0.topMessage?.associatedMessageIds.map(\.peerId) ?? [] })
     }
 
@@ -180,6 +187,7 @@ final class MutableChatListView: MutablePostboxView {
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
             || ViewValueComparison.touches(listed, changes.alteredInitialPeerCombinedReadStates)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeerNotificationSettings)
+            || ViewValueComparison.touches(referencedMedia, changes.updatedMedia)
         guard touched else { return false }
         return try refresh(tables: tables)
     }

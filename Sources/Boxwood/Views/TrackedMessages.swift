@@ -8,6 +8,8 @@ struct TrackedMessages {
     /// The peers the messages resolve and the chats of the messages they refer to: a change there re-renders.
     private var referencedPeerIds: Set<PeerId> = []
     private var referencedChats: Set<PeerId> = []
+    /// The media the messages show: one updated in place re-renders.
+    private var referencedMedia: Set<MediaId> = []
 
     init(ids: Set<MessageId>, tables: PostboxTables) throws {
         self.ids = ids
@@ -18,6 +20,7 @@ struct TrackedMessages {
         }
         referencedPeerIds = Set(messages.values.flatMap(\.referencedPeerIds))
         referencedChats = Set(messages.values.flatMap { $0.associatedMessageIds.map(\.peerId) })
+        referencedMedia = Set(messages.values.flatMap(\.mediaIds))
     }
 
     /// Reads the messages again when the change record touches their chats, the peers they resolve or the chats
@@ -27,7 +30,8 @@ struct TrackedMessages {
         guard !ids.isEmpty else { return false }
         guard ViewValueComparison.touches(chats, changes.operationsByPeerId)
             || ViewValueComparison.touches(referencedChats, changes.operationsByPeerId)
-            || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers) else { return false }
+            || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
+            || ViewValueComparison.touches(referencedMedia, changes.updatedMedia) else { return false }
         let fresh = try TrackedMessages(ids: ids, tables: tables)
         defer { self = fresh }
         return !fresh.isSame(messages)

@@ -34,13 +34,14 @@ enum ViewValueComparison {
     }
 
     /// The same message as shown: same place, same stable id and version (every change of a stored message
-    /// bumps the version, except a move to another timestamp, which changes the index), the same resolved peers
-    /// and the same messages referred to.
+    /// bumps the version, except a move to another timestamp, which changes the index), the same media (shared
+    /// media change in place, without a new version), the same resolved peers and the same messages referred to.
     static func same(_ a: Message?, _ b: Message?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
         case let (a?, b?):
             return a.index == b.index && a.stableId == b.stableId && a.stableVersion == b.stableVersion
+                && a.media.count == b.media.count && zip(a.media, b.media).allSatisfy { $0.isEqual(to: $1) }
                 && same(a.peers, b.peers) { $0.isEqual($1) }
                 && same(a.associatedMessages, b.associatedMessages) { same($0, $1) }
         default: return false
@@ -74,7 +75,7 @@ enum ViewValueComparison {
     }
 
     /// Whether `changed` (the keys of a change record's field) has any of `watched`, iterating the smaller.
-    static func touches<Value>(_ watched: Set<PeerId>, _ changed: [PeerId: Value]) -> Bool {
+    static func touches<Key: Hashable, Value>(_ watched: Set<Key>, _ changed: [Key: Value]) -> Bool {
         if changed.isEmpty || watched.isEmpty { return false }
         if changed.count < watched.count { return changed.keys.contains { watched.contains($0) } }
         return watched.contains { changed[$0] != nil }
