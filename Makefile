@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblz4-dev pkg-config liblmdb-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build release test lint demo bench docs clean fuzz fuzz-smoke lazyfs test-sanitize example
+.PHONY: deps build release test lint demo demo-check bench docs clean fuzz fuzz-smoke lazyfs test-sanitize example
 
 # Installs the Debian packages the build links against, only when they are missing.
 deps:
@@ -27,6 +27,7 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	$(SWIFT) run boxwood-bench --smoke
+	$(MAKE) --no-print-directory demo-check
 	$(MAKE) --no-print-directory example
 	@if [ "$(FUZZ_SMOKE)" = "0" ]; then echo "fuzz-smoke: skipped (FUZZ_SMOKE=0)"; else $(MAKE) --no-print-directory fuzz-smoke; fi
 
@@ -64,6 +65,14 @@ lazyfs: deps
 # live views of its database in this terminal, and a consistency verdict. DEMO_ARGS passes options.
 demo: release
 	.build/release/boxwood demo $(DEMO_ARGS)
+
+# A short demo as part of `make test`, on the release build the README's `make demo` uses: it exits 1 unless the
+# verdict is `consistent` (release builds have broken what debug-built tests passed: see the channel fetches in
+# AccountStateManager+Channels.swift).
+demo-check: release
+	rm -rf .build/demo-check
+	.build/release/boxwood demo --no-tui --duration 6 --data-dir .build/demo-check > .build/demo-check.log 2>&1 || { tail -40 .build/demo-check.log; exit 1; }
+	@grep -E "^(verdict|  rich content)" .build/demo-check.log
 
 # Builds the DocC documentation of the BoxwoodStore and Boxwood libraries into docs/api/, one archive per module.
 docs: deps

@@ -33,13 +33,7 @@ extension AccountStateManager {
             func launch() {
                 let channelId = ordered[next]
                 next += 1
-                group.addTask {
-                    do throws(SyncError) {
-                        return (channelId, .success(try await self.channelBranch(channelId, base: base)))
-                    } catch {
-                        return (channelId, .failure(error))
-                    }
-                }
+                group.addTask { (channelId, await self.channelBranchResult(channelId, base: base)) }
             }
             while next < ordered.count && next < limit { launch() }
             for await (channelId, branch) in group {
@@ -52,6 +46,16 @@ extension AccountStateManager {
         }
         if let failure { throw failure }
         for channelId in ordered { if let branch = branches[channelId] { batch.merge(branch) } }
+    }
+
+    /// `channelBranch` as a result. (A typed `do`/`catch` inside the task's closure instead produced garbage
+    /// channel ids in release builds — swift 6.3 — which dropped every branch's progress.)
+    private func channelBranchResult(_ channelId: PeerId, base: SyncMutableState) async -> Result<SyncMutableState, SyncError> {
+        do throws(SyncError) {
+            return .success(try await channelBranch(channelId, base: base))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// One channel's difference, looped until `final`, on a branch of `base`.

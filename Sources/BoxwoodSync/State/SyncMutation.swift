@@ -49,6 +49,9 @@ struct SyncMutableState: Sendable {
     var channelPts: [PeerId: Int32] = [:]
     private(set) var operations: [SyncMutation] = []
     private let branchOperationIndex: Int
+    /// The channel cursors when this branch was made (empty for a batch that is not a branch): `merge` takes only
+    /// the ones the branch moved, so that a branch does not put back another branch's channel at its old pts.
+    private let branchChannelPts: [PeerId: Int32]
 
     init(initialState: SyncAccountState?, state: SyncAccountState, storedAnswers: Int64) {
         self.initialState = initialState
@@ -56,6 +59,7 @@ struct SyncMutableState: Sendable {
         initialStoredAnswers = storedAnswers
         initialChannelPts = [:]
         branchOperationIndex = 0
+        branchChannelPts = [:]
     }
 
     private init(copying other: SyncMutableState) {
@@ -66,6 +70,7 @@ struct SyncMutableState: Sendable {
         channelPts = other.channelPts
         operations = other.operations
         branchOperationIndex = other.operations.count
+        branchChannelPts = other.channelPts
     }
 
     mutating func add(_ operation: SyncMutation) { operations.append(operation) }
@@ -90,10 +95,11 @@ struct SyncMutableState: Sendable {
     /// A copy whose operations from now on can be merged back (one per channel fetched in parallel).
     func branch() -> SyncMutableState { SyncMutableState(copying: self) }
 
-    /// Takes a branch's new operations and channel cursors.
+    /// Takes a branch's new operations and the channel cursors it moved (the others are the base's, which an
+    /// earlier merged branch may have moved since).
     mutating func merge(_ branch: SyncMutableState) {
         operations.append(contentsOf: branch.operations[branch.branchOperationIndex...])
-        for (peerId, pts) in branch.channelPts { channelPts[peerId] = pts }
+        for (peerId, pts) in branch.channelPts where branch.branchChannelPts[peerId] != pts { channelPts[peerId] = pts }
         for (peerId, stored) in branch.initialChannelPts where initialChannelPts[peerId] == nil { initialChannelPts[peerId] = stored }
     }
 
