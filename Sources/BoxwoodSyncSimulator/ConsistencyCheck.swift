@@ -3,8 +3,9 @@ import BoxwoodSync
 
 /// Compares a client's database with the server's authoritative state, for everything in synced ranges: the
 /// cursor and every channel's pts; users' names and chats' titles; per chat every message outside the chat's
-/// holes (present on both sides with the same text, edit version, pin and direction — none missing, none
-/// extra), read positions and mute settings; no message left unsent and no outbound entry left.
+/// holes (present on both sides with the same text, edit version, pin and direction, and the same content — media,
+/// entities, reply, forward, reactions, album, counters and revision, as storing keeps them
+/// (``SyncMessageContent/normalized(_:text:)``) — none missing, none extra), read positions and mute settings; no message left unsent and no outbound entry left.
 public struct ConsistencyReport: Sendable, CustomStringConvertible {
     /// What differs, one line each (empty: consistent).
     public var differences: [String] = []
@@ -64,6 +65,8 @@ public enum ConsistencyCheck {
                 if stored.text != message.text || stored.editVersion != message.editVersion || stored.pinned != message.pinned
                     || stored.outgoing != message.outgoing {
                     differ("\(peerId): message \(id) differs (v\(stored.editVersion) pinned \(stored.pinned), server v\(message.editVersion) pinned \(message.pinned))")
+                } else if stored.content != SyncMessageContent.normalized(message.content, text: message.text) {
+                    differ("\(peerId): message \(id) content differs (r\(stored.content.revision): \(stored.content), server r\(message.content.revision): \(message.content))")
                 }
             }
             for id in chat.messages.keys.sorted() where serverChat.messages[id] == nil && !chat.isInHole(id) {

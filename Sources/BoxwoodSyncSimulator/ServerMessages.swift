@@ -4,24 +4,26 @@ import Boxwood
 /// Creating messages in each box, and the users and chats an update refers to.
 extension ServerState {
     /// A new message of a user or group chat with the next account-wide id; stored (creating the user's dialog if
-    /// needed), not logged.
+    /// needed), not logged. `content` nil: random content (`newContent`).
     mutating func createCommonBoxMessage(peerId: PeerId, fromId: PeerId, outgoing: Bool, text: String, date: Int32,
-                                         randomId: Int64 = 0) -> ApiMessage {
+                                         randomId: Int64 = 0, content: ApiMessageContent? = nil) -> ApiMessage {
+        let content = content ?? newContent(peerId: peerId, text: text, date: date)
         let message = ApiMessage(id: nextMessageId, peerId: peerId, fromId: fromId, date: date, text: text,
-                                 outgoing: outgoing, randomId: randomId)
+                                 outgoing: outgoing, randomId: randomId, content: content)
         nextMessageId += 1
         chats[peerId, default: ChatRecord()].add(message)
         messagePeers[message.id] = peerId
         return message
     }
 
-    /// A new message of a channel with the channel's next id; stored, not logged.
+    /// A new message of a channel with the channel's next id; stored, not logged. `content` nil: random content.
     mutating func createChannelMessage(channelId: PeerId, fromId: PeerId, outgoing: Bool, text: String, date: Int32,
-                                       randomId: Int64 = 0) -> ApiMessage {
+                                       randomId: Int64 = 0, content: ApiMessageContent? = nil) -> ApiMessage {
+        let content = content ?? newContent(peerId: channelId, text: text, date: date)
         let id = channelNextMessageId[channelId] ?? 1
         channelNextMessageId[channelId] = id + 1
         let message = ApiMessage(id: id, peerId: channelId, fromId: fromId, date: date, text: text, outgoing: outgoing,
-                                 randomId: randomId)
+                                 randomId: randomId, content: content)
         chats[channelId, default: ChatRecord()].add(message)
         return message
     }

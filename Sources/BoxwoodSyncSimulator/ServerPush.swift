@@ -11,9 +11,10 @@ extension ServerState {
         return stream
     }
 
-    /// Pushes a new user or group message: mostly in the short format, otherwise as a batch.
+    /// Pushes a new user or group message: a text-only one mostly in the short format, otherwise as a batch.
     mutating func pushNewMessage(_ message: ApiMessage, pts: Int32) {
-        let short = trafficRandom.chance(0.8)
+        // The short forms carry text only (as Telegram's do not carry media): a message with content goes in full.
+        let short = trafficRandom.chance(0.8) && message.content == ApiMessageContent()
         switch message.peerId.namespace {
         case SyncNamespaces.user where short:
             push(.updateShortMessage(id: message.id, userId: message.peerId, text: message.text, outgoing: message.outgoing,

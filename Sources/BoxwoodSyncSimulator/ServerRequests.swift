@@ -41,14 +41,15 @@ extension ServerState {
         switch peerId.namespace {
         case SyncNamespaces.user, SyncNamespaces.group:
             precondition(users[peerId] != nil || chatInfos[peerId] != nil, "sendMessage to unknown peer \(peerId)")
+            // What the client sent: text only (the content generator is for other people's messages).
             message = createCommonBoxMessage(peerId: peerId, fromId: accountPeerId, outgoing: true, text: text,
-                                                 date: date, randomId: randomId)
+                                             date: date, randomId: randomId, content: ApiMessageContent())
             _ = recordPtsEvent(date: date) { .newMessage(message, pts: $0, ptsCount: 1) }
             answer = .updateShortSentMessage(id: message.id, pts: pts, ptsCount: 1, date: date)
         case SyncNamespaces.channel:
             precondition(channelPts[peerId] != nil, "sendMessage to unknown channel \(peerId)")
             message = createChannelMessage(channelId: peerId, fromId: accountPeerId, outgoing: true, text: text,
-                                               date: date, randomId: randomId)
+                                           date: date, randomId: randomId, content: ApiMessageContent())
             let update = recordChannelEvent(channelId: peerId, date: date) { .newChannelMessage(message, pts: $0, ptsCount: 1) }
             answer = .updates(updates: [.messageId(id: message.id, randomId: randomId), update], users: [], chats: [],
                               date: date, seq: 0)

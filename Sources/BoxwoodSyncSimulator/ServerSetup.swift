@@ -14,6 +14,7 @@ extension ServerState {
         faults = configuration.faults
         pushRandom = DeterministicRandom(seed: configuration.seed, stream: 1)
         requestRandom = DeterministicRandom(seed: configuration.seed, stream: 2)
+        contentRandom = DeterministicRandom(seed: configuration.seed, stream: 3)
 
         let account = PeerId(namespace: SyncNamespaces.user, id: PeerId.Id(Int64(random.int(in: 1...999))))
         accountPeerId = account

@@ -59,6 +59,14 @@ struct ServerState {
     var pushRandom: DeterministicRandom
     /// Request faults.
     var requestRandom: DeterministicRandom
+    /// Message content (media, entities, replies, forwards, reactions; see `ServerContent.swift`).
+    var contentRandom = DeterministicRandom(seed: 0, stream: 3)
+    /// Photos sent so far: a later message may carry one again (shared media).
+    var photos: [ApiPhoto] = []
+    /// The last media id handed out (photos, files, albums).
+    var nextMediaId: Int64 = 0
+    /// The last message deleted in each chat: the target of a reaction update for a deleted message (bad input).
+    var recentlyDeleted: [PeerId: ApiMessage] = [:]
 
     // The world.
     let accountPeerId: PeerId

@@ -19,6 +19,9 @@ public enum SimulatedEventKind: String, CaseIterable, Hashable, Sendable {
     case readOutbox
     /// A message of a user or group is pinned or unpinned (pts).
     case pinMessage
+    /// Someone reacts to a message of a user, group (pts) or channel (channel pts), or the account changes its
+    /// reaction on another device; now and then the update is for a message deleted before (bad input).
+    case reactToMessage
     /// A secret-chat message arrives (qts).
     case encryptedMessage
     /// A channel posts (channel pts).
@@ -45,6 +48,7 @@ public enum SimulatedEventKind: String, CaseIterable, Hashable, Sendable {
         case .readInboxFromOtherDevice: return 7
         case .readOutbox: return 6
         case .pinMessage: return 4
+        case .reactToMessage: return 6
         case .encryptedMessage: return 6
         case .channelPost: return 12
         case .channelReadFromOtherDevice: return 4
@@ -68,6 +72,17 @@ extension ServerState {
             if !perform(kind) { _ = perform(.incomingPrivateMessage) }
         }
         flushCombinedPush()
+    }
+
+    /// One event of each of `kinds`, with one flush of merged seq events at the end; how many were possible.
+    mutating func generate(sequence kinds: [SimulatedEventKind]) -> Int {
+        var performed = 0
+        for kind in kinds {
+            releaseHeldPushes(probability: faults.delayedRelease)
+            if perform(kind) { performed += 1 }
+        }
+        flushCombinedPush()
+        return performed
     }
 
     /// One event of `kind`; false when it is impossible right now (nothing happens then).
@@ -100,11 +115,11 @@ extension ServerState {
         switch kind {
         case .incomingPrivateMessage:
             let user = trafficRandom.element(of: otherUsers)!
-            incomingMessage(peerId: user, fromId: user)
+            incomingMessage(peerId: user, fromId: user, albums: true)
             return true
         case .incomingGroupMessage:
             guard let group = trafficRandom.element(of: groups) else { return false }
-            incomingMessage(peerId: group, fromId: trafficRandom.element(of: groupMembers[group]!)!)
+            incomingMessage(peerId: group, fromId: trafficRandom.element(of: groupMembers[group]!)!, albums: true)
             return true
         case .outgoingMessageFromOtherDevice:
             return outgoingMessageFromOtherDevice()
@@ -118,6 +133,8 @@ extension ServerState {
             return readOutbox()
         case .pinMessage:
             return pinMessage()
+        case .reactToMessage:
+            return reactToMessage()
         case .encryptedMessage:
             guard let chat = trafficRandom.element(of: secretChats) else { return false }
             encryptedMessage(chatId: chat)
@@ -144,13 +161,19 @@ extension ServerState {
 
     // MARK: Messages
 
-    private mutating func incomingMessage(peerId: PeerId, fromId: PeerId) {
-        let date = tick()
-        let message = createCommonBoxMessage(peerId: peerId, fromId: fromId, outgoing: false,
-                                             text: Vocabulary.text(&trafficRandom), date: date)
-        createdIncoming[peerId, default: []].insert(message.id)
-        _ = recordPtsEvent(date: date) { .newMessage(message, pts: $0, ptsCount: 1) }
-        pushNewMessage(message, pts: pts)
+    /// A new message from `fromId` in `peerId`; with `albums`, now and then an album of 2–3 photos sent together
+    /// (bursts make exactly the messages they are asked for).
+    private mutating func incomingMessage(peerId: PeerId, fromId: PeerId, albums: Bool = false) {
+        let album: [ApiMessageContent?] = albums && contentRandom.chance(0.04) ? albumContents(count: contentRandom.int(in: 2...3)) : [nil]
+        let text = Vocabulary.text(&trafficRandom)
+        for content in album {
+            let date = tick()
+            let message = createCommonBoxMessage(peerId: peerId, fromId: fromId, outgoing: false, text: text, date: date,
+                                                 content: content)
+            createdIncoming[peerId, default: []].insert(message.id)
+            _ = recordPtsEvent(date: date) { .newMessage(message, pts: $0, ptsCount: 1) }
+            pushNewMessage(message, pts: pts)
+        }
     }
 
     private mutating func outgoingMessageFromOtherDevice() -> Bool {
@@ -193,6 +216,9 @@ extension ServerState {
         var message = chats[peer]!.messages[id]!
         message.text = Vocabulary.text(&trafficRandom)
         message.editVersion += 1
+        message.content.revision += 1
+        // The new text's entities (the old ones may not fit it).
+        message.content.entities = []
         chats[peer]!.messages[id] = message
         let edited = message
         if peer.namespace == SyncNamespaces.channel {
@@ -212,6 +238,7 @@ extension ServerState {
         let ids = trafficRandom.sample(chats[peer]!.sortedIds(), count: trafficRandom.int(in: 1...3)).sorted()
         let date = tick()
         for id in ids {
+            recentlyDeleted[peer] = chats[peer]!.messages[id]
             chats[peer]!.messages[id] = nil
             if Self.isCommonBox(peer) { messagePeers[id] = nil }
         }

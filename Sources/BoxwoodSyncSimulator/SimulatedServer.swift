@@ -48,6 +48,13 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         withState { $0.generate(kind) }
     }
 
+    /// Generates one event of each of `kinds`, in order, as one stretch of traffic (seq events next to each other may
+    /// be merged into one `updatesCombined` push, as in `generate(events:)`); returns how many were possible.
+    @discardableResult
+    public func generate(sequence kinds: [SimulatedEventKind]) -> Int {
+        withState { $0.generate(sequence: kinds) }
+    }
+
     /// Generates `messages` incoming messages in one chat (`peerId`, or a random user, group or channel); a secret
     /// chat gets encrypted messages. Useful for driving a client into slices or `tooLong`.
     public func generateBurst(messages: Int, into peerId: PeerId? = nil) {

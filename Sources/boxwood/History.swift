@@ -12,6 +12,8 @@ import BoxwoodSync
 ///     chat 2:3001 "Boxwood devs" (channel): 240 messages stored, 1 hole, 2 unread; dates in UTC
 ///     local#3  2026-11-23T17:05:00Z  Me: on its way  [unsent]
 ///     #300  2026-11-23T17:00:01Z  Alice Smith: hello  [pinned] [edited]
+///     #301  2026-11-23T17:00:09Z  Bob Jones: look  [photo 1280×960]  ↩ #300  👍 2 ❤️ 1*
+///     #302  2026-11-23T17:01:00Z  Bob Jones: fwd  ⇢ from "News"  [album 7000012]  ↩ #12 (not stored)
 ///     …
 ///     … hole 1–60 …
 ///
@@ -19,7 +21,10 @@ import BoxwoodSync
 /// shown …` when it cut. With `--json`: `{"peer", "peer_int64", "title", "kind", "messages_stored", "holes",
 /// "unread_count", "truncated", "rows": [...]}`, rows in display order, each `{"type": "message", "namespace",
 /// "id", "date", "date_text", "author", "author_name", "outgoing", "pinned", "edited", "edit_version",
-/// "unsent", "text"}` or `{"type": "hole", "from", "to"}`. A chat the database knows nothing about is an error
+/// "unsent", "text", "media", "entities", "reply_to", "reply_stored", "forward_from", "forward_name", "album",
+/// "reactions", "views", "forwards"}` (absent parts null; `reactions` a list of `{"emoji", "count", "chosen"}`) or
+/// `{"type": "hole", "from", "to"}`. A reply is "(not stored)" when the replied message is not in the
+/// database — deleted, or in a hole. A chat the database knows nothing about is an error
 /// (exit 1).
 struct History: ParsableCommand, JSONOutput {
     static let configuration = CommandConfiguration(
@@ -53,7 +58,8 @@ struct History: ParsableCommand, JSONOutput {
             let state = try SyncInspector.chatState(peerId, in: transaction)
             let names = PeerNames(transaction)
             var authorNames: [PeerId: String] = [:]
-            for author in Set((Array(state.messages.values) + state.unsent).compactMap(\.authorId)) {
+            let all = Array(state.messages.values) + state.unsent
+            for author in Set(all.compactMap(\.authorId) + all.compactMap { $0.content.forward?.fromId }) {
                 if let name = try names.name(author) { authorNames[author] = name }
             }
             let stored = try transaction.getPeer(peerId)
@@ -88,6 +94,7 @@ struct History: ParsableCommand, JSONOutput {
                 if message.pinned { line += "  [pinned]" }
                 if message.editVersion > 0 { line += "  [edited]" }
                 if unsent { line += "  [unsent]" }
+                for part in contentParts(of: message, in: chat) { line += "  " + part }
                 print(line)
             case let .hole(range):
                 print("… hole \(range.lowerBound)–\(range.upperBound) …")
@@ -124,6 +131,23 @@ struct History: ParsableCommand, JSONOutput {
                 item.add("edit_version", message.editVersion)
                 item.add("unsent", unsent)
                 item.add("text", message.text)
+                let content = message.content
+                item.add("media", MessageFormat.media(content.media))
+                item.add("entities", content.entities.count)
+                item.add("reply_to", content.replyTo.map { reply in reply.peerId.map { "\($0)#\(reply.messageId)" } ?? "#\(reply.messageId)" })
+                item.add("reply_stored", content.replyTo.map { isStored($0, in: chat) })
+                item.add("forward_from", content.forward?.fromId.map { "\($0)" })
+                item.add("forward_name", content.forward.flatMap { forwardName($0, in: chat) })
+                item.add("album", content.groupedId)
+                item.add("reactions", content.reactions.isEmpty ? nil : content.reactions.map { reaction in
+                    var object = JSONObject()
+                    object.add("emoji", reaction.emoji)
+                    object.add("count", reaction.count)
+                    object.add("chosen", reaction.chosen)
+                    return object
+                })
+                item.add("views", content.views)
+                item.add("forwards", content.forwards)
             case let .hole(range):
                 item.add("type", "hole")
                 item.add("from", range.lowerBound)
@@ -132,6 +156,23 @@ struct History: ParsableCommand, JSONOutput {
             return item
         })
         print(object.text)
+    }
+
+    /// The decorations after a message's text (``MessageFormat/contentParts(_:replyStored:forwardName:)``).
+    private func contentParts(of message: LocalMessage, in chat: Chat) -> [String] {
+        let content = message.content
+        return MessageFormat.contentParts(content, replyStored: content.replyTo.map { isStored($0, in: chat) } ?? true,
+                                          forwardName: content.forward.flatMap { forwardName($0, in: chat) })
+    }
+
+    /// Whether the message `reply` points at is stored (only known for replies within this chat).
+    private func isStored(_ reply: ApiReplyHeader, in chat: Chat) -> Bool {
+        reply.peerId == nil ? chat.state.messages[reply.messageId] != nil : true
+    }
+
+    /// Who a forwarded message came from: the stored name of its source, or the name the header carries.
+    private func forwardName(_ forward: ApiForwardHeader, in chat: Chat) -> String? {
+        forward.fromId.flatMap { chat.authorNames[$0] } ?? forward.fromName ?? forward.fromId.map { "\($0)" }
     }
 
     private func author(of message: LocalMessage, in chat: Chat) -> String {

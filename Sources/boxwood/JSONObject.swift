@@ -16,6 +16,14 @@ struct JSONObject {
         fields.append(jsonString(key) + ": " + (value ? "true" : "false"))
     }
 
+    mutating func add(_ key: String, _ value: Bool?) {
+        fields.append(jsonString(key) + ": " + (value.map { $0 ? "true" : "false" } ?? "null"))
+    }
+
+    mutating func add(_ key: String, _ values: [JSONObject]?) {
+        fields.append(jsonString(key) + ": " + (values.map { "[" + $0.map(\.text).joined(separator: ", ") + "]" } ?? "null"))
+    }
+
     mutating func add(_ key: String, _ value: JSONObject) {
         fields.append(jsonString(key) + ": " + value.text)
     }

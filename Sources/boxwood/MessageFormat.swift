@@ -68,6 +68,70 @@ enum MessageFormat {
     }
 }
 
+extension MessageFormat {
+    /// A one-line description of a message's media: `[photo 1770×1838]`, `[file report.pdf, 575 KB]`,
+    /// `[voice 0:09]`, `[link "Page 3"]`, `[unsupported: poll]`; nil without media.
+    static func media(_ media: ApiMessageMedia?) -> String? {
+        switch media {
+        case nil:
+            return nil
+        case let .photo(photo)?:
+            let largest = photo.sizes.max { $0.width < $1.width }
+            return "[photo" + (largest.map { " \($0.width)×\($0.height)" } ?? "") + "]"
+        case let .document(document)?:
+            if document.mimeType.hasPrefix("audio/"), let duration = document.duration {
+                let seconds = duration % 60
+                return "[voice \(duration / 60):\(seconds < 10 ? "0" : "")\(seconds)]"
+            }
+            return "[file \(document.fileName ?? document.mimeType), \(byteCount(document.size))]"
+        case let .webPage(page)?:
+            return "[link " + (page.title.map { jsonString($0) } ?? page.url) + "]"
+        case let .unsupported(kind)?:
+            return "[unsupported: \(kind)]"
+        }
+    }
+
+    /// The decorations shown after a message's text: media, forward source, album, reply (marked when the replied
+    /// message is not stored), reactions, views.
+    static func contentParts(_ content: ApiMessageContent, replyStored: Bool, forwardName: String?) -> [String] {
+        var parts: [String] = []
+        if let media = media(content.media) { parts.append(media) }
+        if content.forward != nil { parts.append("⇢ from " + (forwardName.map(jsonString) ?? "?")) }
+        if let album = content.groupedId { parts.append("[album \(album)]") }
+        if let reply = content.replyTo {
+            let target = reply.peerId.map { "\($0)#\(reply.messageId)" } ?? "#\(reply.messageId)"
+            parts.append("↩ " + target + (replyStored ? "" : " (not stored)"))
+        }
+        if let reactions = reactions(content.reactions) { parts.append(reactions) }
+        if let views = content.views { parts.append("👁 \(views)") }
+        return parts
+    }
+
+    /// A short label of a message's media for a chat-list preview: `📷`, `📎 report.pdf`, `🎤`, `🔗 Page 3`, `❓ poll`.
+    static func previewLabel(_ media: ApiMessageMedia?) -> String? {
+        switch media {
+        case nil: return nil
+        case .photo?: return "📷"
+        case let .document(document)?: return document.mimeType.hasPrefix("audio/") ? "🎤" : "📎 " + (document.fileName ?? "file")
+        case let .webPage(page)?: return "🔗 " + (page.title ?? page.url)
+        case let .unsupported(kind)?: return "❓ " + kind
+        }
+    }
+
+    /// Reactions as `👍 3 ❤️ 1*` (`*`: the account's own).
+    static func reactions(_ reactions: [ApiReaction]) -> String? {
+        reactions.isEmpty ? nil : reactions.map { "\($0.emoji) \($0.count)\($0.chosen ? "*" : "")" }.joined(separator: " ")
+    }
+
+    /// A byte count for people: `512 B`, `12 KB`, `3.4 MB`.
+    static func byteCount(_ bytes: Int64) -> String {
+        if bytes < 1_000 { return "\(bytes) B" }
+        if bytes < 1_000_000 { return "\(bytes / 1_000) KB" }
+        let tenths = bytes / 100_000
+        return "\(tenths / 10).\(tenths % 10) MB"
+    }
+}
+
 /// Peer names looked up once per transaction.
 final class PeerNames {
     private let transaction: Transaction

@@ -373,6 +373,8 @@ import Boxwood
         let stream = await server.connect()
         server.generate(events: 1_500)
         server.generateBurst(messages: 20)
+        // Seq events back to back, so that some are merged into `updatesCombined` whatever the random traffic did.
+        server.generate(sequence: Array(repeating: .userNameChange, count: 30))
         let final = server.snapshot()
         _ = await server.connect()
         let events = await Self.drain([stream])

@@ -9,6 +9,8 @@ public struct LocalMessage: Hashable, Sendable {
     public let editVersion: Int32
     public let pinned: Bool
     public let authorId: PeerId?
+    /// Media, entities, reply, forward, reactions, album and counters as stored (``SyncMessageContent/content(of:)``).
+    public let content: ApiMessageContent
 }
 
 /// One chat as stored: cloud messages, holes, messages still waiting to be sent, read state, settings.
@@ -88,6 +90,6 @@ public enum SyncInspector {
     static func localMessage(_ stored: Message) -> LocalMessage {
         LocalMessage(id: stored.id.id, date: stored.timestamp, text: stored.text, outgoing: !stored.flags.contains(.incoming),
                      editVersion: SyncStorage.editVersion(stored), pinned: stored.tags.contains(SyncStorage.pinnedTag),
-                     authorId: stored.authorId)
+                     authorId: stored.authorId, content: SyncMessageContent.content(of: stored))
     }
 }

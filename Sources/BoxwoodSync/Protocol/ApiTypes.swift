@@ -34,9 +34,11 @@ public struct ApiMessage: Hashable, Sendable, Codable {
     public var pinned: Bool
     /// The client's random id, echoed back for messages the account sent (0 when unknown).
     public var randomId: Int64
+    /// Media, formatting, reply, forward, reactions, album and counters.
+    public var content: ApiMessageContent
 
     public init(id: Int32, peerId: PeerId, fromId: PeerId, date: Int32, text: String, outgoing: Bool,
-                editVersion: Int32 = 0, pinned: Bool = false, randomId: Int64 = 0) {
+                editVersion: Int32 = 0, pinned: Bool = false, randomId: Int64 = 0, content: ApiMessageContent = ApiMessageContent()) {
         self.id = id
         self.peerId = peerId
         self.fromId = fromId
@@ -46,6 +48,7 @@ public struct ApiMessage: Hashable, Sendable, Codable {
         self.editVersion = editVersion
         self.pinned = pinned
         self.randomId = randomId
+        self.content = content
     }
 }
 

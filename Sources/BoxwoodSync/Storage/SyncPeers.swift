@@ -114,19 +114,29 @@ public struct SyncNotificationSettings: PeerNotificationSettings, Equatable {
     public func encode(_ encoder: PostboxEncoder) { encoder.encodeInt32(muteUntil, forKey: "m") }
 }
 
-/// What the server said about a message beyond its text: its edit version and, for messages the account sent,
-/// nothing else is needed (the random id is the message's globally unique id).
+/// What the server said about a message's versions: how often its text was edited and how often it changed at all
+/// (for messages the account sent nothing else is needed: the random id is the message's globally unique id).
 public struct SyncMessageAttribute: MessageAttribute, Equatable {
     public static let postboxTypeName = "SyncMessageAttribute"
 
-    /// 0 until edited; an edit is applied only when its version is newer than the stored one.
+    /// 0 until edited; each edit of the text or media increments it ("edited" in the UI).
     public let editVersion: Int32
+    /// ``ApiMessageContent/revision``: bumped at every change (edits, reactions, counters). A copy of the message is
+    /// applied only when it is newer — by revision, then by edit version — than the stored one.
+    public let revision: Int32
 
-    public init(editVersion: Int32) { self.editVersion = editVersion }
+    public init(editVersion: Int32, revision: Int32 = 0) {
+        self.editVersion = editVersion
+        self.revision = revision
+    }
 
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         editVersion = decoder.decodeInt32ForKey("e", orElse: 0)
+        revision = decoder.decodeInt32ForKey("r", orElse: 0)
     }
 
-    public func encode(_ encoder: PostboxEncoder) { encoder.encodeInt32(editVersion, forKey: "e") }
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt32(editVersion, forKey: "e")
+        if revision != 0 { encoder.encodeInt32(revision, forKey: "r") }
+    }
 }

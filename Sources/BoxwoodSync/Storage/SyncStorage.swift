@@ -12,15 +12,19 @@ enum SyncStorage {
     }
 
     static func storeMessage(_ message: ApiMessage) -> StoreMessage {
-        StoreMessage(
+        let parts = SyncMessageContent.storeParts(message.content, text: message.text, peerId: message.peerId)
+        return StoreMessage(
             id: .id(messageId(message)),
             globallyUniqueId: message.randomId != 0 ? message.randomId : nil,
+            groupingKey: parts.groupingKey,
             timestamp: message.date,
             flags: message.outgoing ? [] : [.incoming],
             tags: message.pinned ? pinnedTag : [],
+            forwardInfo: parts.forwardInfo,
             authorId: message.fromId,
             text: message.text,
-            attributes: [SyncMessageAttribute(editVersion: message.editVersion)]
+            attributes: [SyncMessageAttribute(editVersion: message.editVersion, revision: message.content.revision)] + parts.attributes,
+            media: parts.media
         )
     }
 
@@ -38,6 +42,12 @@ enum SyncStorage {
 
     static func editVersion(_ message: Message) -> Int32 {
         message.attributes.lazy.compactMap { ($0 as? SyncMessageAttribute)?.editVersion }.first ?? 0
+    }
+
+    /// The stored message's (revision, edit version): a server copy is applied when its pair is greater.
+    static func version(_ message: Message) -> (Int32, Int32) {
+        let attribute = message.attributes.lazy.compactMap { $0 as? SyncMessageAttribute }.first
+        return (attribute?.revision ?? 0, attribute?.editVersion ?? 0)
     }
 
     // MARK: Messages
@@ -74,12 +84,13 @@ enum SyncStorage {
         return added
     }
 
-    /// Replaces a stored message with `message` when the server's copy is newer (edit version) or differs in
-    /// the pinned flag; does nothing when the message is not stored.
+    /// Replaces a stored message with `message` when the server's copy is newer (revision, then edit version) or
+    /// differs in the pinned flag; does nothing when the message is not stored (an edit or a reaction for a message
+    /// deleted here).
     static func updateIfNewer(_ message: ApiMessage, accountPeerId: PeerId, in transaction: Transaction) throws {
         let id = messageId(message)
         guard let stored = try transaction.getMessage(id) else { return }
-        let newer = message.editVersion > editVersion(stored)
+        let newer = (message.content.revision, message.editVersion) > version(stored)
         let pinnedDiffers = stored.tags.contains(pinnedTag) != message.pinned
         guard newer || pinnedDiffers else { return }
         var replacement = storeMessage(message)

@@ -1,7 +1,8 @@
 import Boxwood
 import BoxwoodSync
 
-/// One row of the demo's chat list: a chat's name, unread count and newest message.
+/// One row of the demo's chat list: a chat's name, unread count and newest message (with its media, reply mark and
+/// reactions).
 struct ChatListRow: Sendable {
     let name: String
     let unread: Int32
@@ -19,7 +20,11 @@ enum ChatListScreen {
                 ?? (item.peerId.namespace == SyncNamespaces.secretChat ? "🔒 secret chat \(item.peerId.id)" : "\(item.peerId)")
             var preview = ""
             if let message = item.topMessage {
-                preview = (message.flags.contains(.incoming) ? "" : "you: ") + message.text
+                let content = SyncMessageContent.content(of: message)
+                let label = MessageFormat.previewLabel(content.media).map { $0 + " " } ?? ""
+                let reply = content.replyTo != nil ? "↩ " : ""
+                preview = (message.flags.contains(.incoming) ? "" : "you: ") + reply + label + message.text
+                if let reactions = MessageFormat.reactions(content.reactions) { preview += "  " + reactions }
                 if message.flags.contains(.unsent) { preview = "⏳ " + preview }
             }
             let muted = (item.notificationSettings as? SyncNotificationSettings).map { $0.muteUntil != 0 } ?? false

@@ -99,6 +99,7 @@ final class DemoSession: @unchecked Sendable {
 
         // Summary and verdict.
         let report = try await ConsistencyCheck.check(postbox, server: server)
+        let excerpt = try await DemoHistoryExcerpt.read(postbox, chats: world.chatStates.keys.sorted())
         let version = try await postbox.transaction { transaction in try transaction.getTransactionStateVersion() }
         let cursor = try await postbox.transaction { transaction in try transaction.getState() as? SyncAccountState }
         try await postbox.close()
@@ -106,6 +107,9 @@ final class DemoSession: @unchecked Sendable {
         for statistics in childStatistics { total.add(statistics) }
         let faults = server.faultStats
         output.finish()
+        print("")
+        print("history of \(excerpt.title), newest first (as `boxwood history` shows it)")
+        for line in excerpt.lines { print("  " + line) }
         print("")
         print("summary")
         print("  updates applied          \(total.updatesApplied) (\(total.duplicatesSkipped) duplicates skipped)")
@@ -116,7 +120,8 @@ final class DemoSession: @unchecked Sendable {
         print("  client kills             \(kills) (SIGKILL, restarted)")
         print("  TransactionStateVersion  \(version)")
         print("  cursor                   pts \(cursor?.pts ?? 0), qts \(cursor?.qts ?? 0), seq \(cursor?.seq ?? 0) (server pts \(server.snapshot().state.pts))")
-        print("  messages compared        \(report.messagesCompared) (\(report.messagesInHoles) still in \(report.holes) holes)")
+        print("  messages compared        \(report.messagesCompared) (\(report.messagesInHoles) still in \(report.holes) holes), content included")
+        print("  rich content stored      \(excerpt.counts)")
         print("  database size            \(formatBytes(UInt64(max(0, directorySize(databasePath)))))")
         print("verdict: \(report.description)")
         return report.isConsistent ? .consistent : .inconsistent
