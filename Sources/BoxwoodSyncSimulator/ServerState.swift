@@ -36,6 +36,9 @@ struct ChatRecord {
 enum MutationAnswer {
     case sent(ApiUpdates)
     case read(ApiAffectedMessages)
+    /// An edit or a reaction: the message's edit update.
+    case edited(ApiUpdates)
+    case deleted(ApiAffectedMessages)
 }
 
 /// A seq-ordered push being merged with the following ones into one `updatesCombined`.
@@ -139,6 +142,11 @@ struct ServerState {
     /// Chats with a dialog, ascending (a stable order for random picks and answers).
     var sortedChatPeers: [PeerId] {
         chats.keys.sorted()
+    }
+
+    /// The channels the account may not post in (``SimulatedServerConfiguration/readOnlyChannels``).
+    var readOnlyChannels: Set<PeerId> {
+        Set(channels.suffix(max(0, configuration.readOnlyChannels)))
     }
 
     /// Whether `peerId` belongs to the account's common box (account-wide message ids and pts).

@@ -148,7 +148,41 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
     public func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
         try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiUpdates in
             try state.failRequestBeforeApplying()
+            if state.readOnlyChannels.contains(peerId) { throw .rejected(reason: "CHAT_WRITE_FORBIDDEN") }
             let answer = state.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// Edits the account's own message, at most once per `mutation` (faults as for ``sendMessage``); refused for a
+    /// message that is gone, someone else's, or in a secret chat.
+    public func editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiUpdates in
+            try state.failRequestBeforeApplying()
+            let answer = try state.editMessage(peerId: peerId, id: id, text: text, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// Deletes messages for everyone, at most once per `mutation` (faults as for ``sendMessage``); refused in a
+    /// secret chat.
+    public func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiAffectedMessages in
+            try state.failRequestBeforeApplying()
+            let answer = try state.deleteMessages(peerId: peerId, ids: ids, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// Sets or takes back the account's reaction, at most once per `mutation` (faults as for ``sendMessage``);
+    /// refused for a message that is gone or in a secret chat.
+    public func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiUpdates in
+            try state.failRequestBeforeApplying()
+            let answer = try state.sendReaction(peerId: peerId, id: id, emoji: emoji, mutation: mutation)
             try state.loseAnswerAfterApplying()
             return answer
         }

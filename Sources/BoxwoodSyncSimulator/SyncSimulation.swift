@@ -10,6 +10,11 @@ public struct SyncSimulationParameters: Sendable {
     /// Chance per round that the client sends a message / marks a chat read.
     public var sendChance = 0.3
     public var readChance = 0.2
+    /// Chance per round that the client edits one of its messages (now and then someone else's, which the server
+    /// refuses), reacts to a message, or deletes one of its messages for everyone.
+    public var editChance = 0.12
+    public var reactChance = 0.12
+    public var deleteChance = 0.06
     /// How many chats have a live history view open (their holes get filled).
     public var openHistoryViews = 3
     /// Messages per open history view.
@@ -102,9 +107,45 @@ public enum SyncSimulation {
                     try await client.outbound.markRead(peerId: peerId, maxId: top)
                 }
             }
+            try await messageActions(client: client, chats: chats, round: round, parameters: parameters, random: &random)
             try? await Task.sleep(for: parameters.roundPause)
             await progress(round + 1)
         }
+    }
+
+    /// The client's edits, reactions and deletions of one round, on messages it has stored.
+    private static func messageActions(client: SyncClient, chats: [PeerId], round: Int, parameters: SyncSimulationParameters,
+                                       random: inout some RandomNumberGenerator) async throws {
+        let actionable = chats.filter { $0.namespace != SyncNamespaces.secretChat }
+        guard !actionable.isEmpty else { return }
+        func pick(_ random: inout some RandomNumberGenerator) -> PeerId { actionable[Int.random(in: 0..<actionable.count, using: &random)] }
+        if Double.random(in: 0..<1, using: &random) < parameters.editChance {
+            // Mostly its own messages; one time in five someone else's (refused: MESSAGE_AUTHOR_REQUIRED, undone here).
+            let own = Double.random(in: 0..<1, using: &random) < 0.8
+            if let id = try await storedMessage(client, in: pick(&random), outgoing: own, random: &random) {
+                try await client.outbound.editMessage(id, text: "edited in round \(round)")
+            }
+        }
+        if Double.random(in: 0..<1, using: &random) < parameters.reactChance,
+           let id = try await storedMessage(client, in: pick(&random), outgoing: nil, random: &random) {
+            let emoji = Double.random(in: 0..<1, using: &random) < 0.2 ? nil : ["👍", "❤️", "🔥"][Int.random(in: 0..<3, using: &random)]
+            try await client.outbound.setReaction(id, emoji: emoji)
+        }
+        if Double.random(in: 0..<1, using: &random) < parameters.deleteChance,
+           let id = try await storedMessage(client, in: pick(&random), outgoing: true, random: &random) {
+            try await client.outbound.deleteMessages([id])
+        }
+    }
+
+    /// A random cloud message of `peerId` the client has stored (`outgoing`: only the account's, only others', or
+    /// either when nil).
+    private static func storedMessage(_ client: SyncClient, in peerId: PeerId, outgoing: Bool?,
+                                      random: inout some RandomNumberGenerator) async throws -> MessageId? {
+        let ids = try await client.postbox.transaction { transaction in
+            try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.cloudMessages], anchor: nil, direction: .earlier, limit: 50)
+                .filter { outgoing == nil || $0.flags.contains(.incoming) != outgoing! }.map(\.id)
+        }
+        return ids.isEmpty ? nil : ids[Int.random(in: 0..<ids.count, using: &random)]
     }
 
     /// Faults off, held pushes delivered, and the client left to settle; then one more difference poll (the

@@ -4,7 +4,7 @@
 // SyncKillTests.swift). It opens (or creates) the database, syncs over a PipeTransport on stdin/stdout — the
 // parent process owns the simulated server (see Sources/BoxwoodSyncSimulator/ProcessTransport/) — keeps
 // message-history views of the `--view` peers open so their holes get filled, and serves the parent's commands
-// (send, read, quiesce, exit) until `exit` or end of file on stdin. Peer ids are packed Int64s
+// (send, read, edit, react, quiesce, exit) until `exit` or end of file on stdin. Peer ids are packed Int64s
 // (`PeerId.toInt64()`). Stdout is reserved for the protocol: anything else goes to stderr.
 //
 // Exit status: 0 after `exit` or when the parent is gone; 2 on bad arguments; 3 when the database cannot be
@@ -137,6 +137,24 @@ for await command in transport.commands {
             transport.reply(to: command.id, .readQueued)
         } catch {
             transport.reply(to: command.id, .failed("read: \(error)"))
+        }
+    case let .edit(peerId, id, text):
+        do {
+            try await client.outbound.editMessage(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: id), text: text)
+            transport.reply(to: command.id, .actionQueued)
+        } catch OutboundError.messageNotFound {
+            transport.reply(to: command.id, .notStored)
+        } catch {
+            transport.reply(to: command.id, .failed("edit: \(error)"))
+        }
+    case let .react(peerId, id, emoji):
+        do {
+            try await client.outbound.setReaction(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: id), emoji: emoji)
+            transport.reply(to: command.id, .actionQueued)
+        } catch OutboundError.messageNotFound {
+            transport.reply(to: command.id, .notStored)
+        } catch {
+            transport.reply(to: command.id, .failed("react: \(error)"))
         }
     case .quiesce:
         await client.waitUntilQuiet()

@@ -17,6 +17,8 @@ import BoxwoodSync
 ///     …
 ///     … hole 1–60 …
 ///
+/// A message the server refused to send shows `[failed: REASON]` instead of `[unsent]`.
+///
 /// `--limit N` shows the newest N messages (holes do not count) and ends with `… N older messages not
 /// shown …` when it cut. With `--json`: `{"peer", "peer_int64", "title", "kind", "messages_stored", "holes",
 /// "unread_count", "truncated", "rows": [...]}`, rows in display order, each `{"type": "message", "namespace",
@@ -58,12 +60,12 @@ struct History: ParsableCommand, JSONOutput {
             let state = try SyncInspector.chatState(peerId, in: transaction)
             let names = PeerNames(transaction)
             var authorNames: [PeerId: String] = [:]
-            let all = Array(state.messages.values) + state.unsent
+            let all = Array(state.messages.values) + state.unsent + state.failed
             for author in Set(all.compactMap(\.authorId) + all.compactMap { $0.content.forward?.fromId }) {
                 if let name = try names.name(author) { authorNames[author] = name }
             }
             let stored = try transaction.getPeer(peerId)
-            return Chat(title: MessageFormat.name(of: stored), isKnown: stored != nil || !state.messages.isEmpty || !state.unsent.isEmpty,
+            return Chat(title: MessageFormat.name(of: stored), isKnown: stored != nil || !state.messages.isEmpty || !state.unsent.isEmpty || !state.failed.isEmpty,
                         state: state, authorNames: authorNames)
         }
         guard chat.isKnown else {
@@ -84,6 +86,7 @@ struct History: ParsableCommand, JSONOutput {
         summary += " (\(MessageFormat.kind(of: state.peerId))): \(counted(state.messages.count, "message")) stored, "
             + counted(state.holes.count, "hole")
         if !state.unsent.isEmpty { summary += ", \(state.unsent.count) unsent" }
+        if !state.failed.isEmpty { summary += ", \(state.failed.count) failed" }
         if let unread = state.unreadCount { summary += ", \(unread) unread" }
         print(summary + "; dates in UTC")
         for row in rows.rows {
@@ -93,7 +96,7 @@ struct History: ParsableCommand, JSONOutput {
                 line += "  \(MessageFormat.date(message.date))  \(author(of: message, in: chat)): \(MessageFormat.oneLine(message.text))"
                 if message.pinned { line += "  [pinned]" }
                 if message.editVersion > 0 { line += "  [edited]" }
-                if unsent { line += "  [unsent]" }
+                if unsent { line += message.failureReason.map { "  [failed: \($0)]" } ?? "  [unsent]" }
                 for part in contentParts(of: message, in: chat) { line += "  " + part }
                 print(line)
             case let .hole(range):
@@ -195,7 +198,7 @@ struct HistoryRows {
     private(set) var omitted = 0
 
     init(_ state: LocalChatState, limit: Int) {
-        let unsent = state.unsent.sorted { $0.id > $1.id }
+        let unsent = (state.unsent + state.failed).sorted { $0.id > $1.id }
         let messages = state.messages.values.sorted { $0.id > $1.id }
         var holes = state.holes.sorted { $0.upperBound > $1.upperBound }[...]
         var shown = 0

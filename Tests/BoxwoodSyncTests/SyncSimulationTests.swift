@@ -14,9 +14,12 @@ struct SyncSimulationTests {
         var random = TestRandom(seed: seed)
         // Every third seed: a tiny pts_total_limit and channel threshold, so difference and channel tooLong happen.
         let resets = seed % 3 == 0
-        let server = SimulatedServer(configuration: SimulatedServerConfiguration(
+        var serverConfiguration = SimulatedServerConfiguration(
             seed: seed, users: 5, groups: 2, channels: 2, secretChats: 1, initialHistory: 5...60,
-            differenceSliceSize: 8 + Int(seed % 7), channelTooLongThreshold: resets ? 6 : 200, faults: .realistic))
+            differenceSliceSize: 8 + Int(seed % 7), channelTooLongThreshold: resets ? 6 : 200, faults: .realistic)
+        // Every fourth seed: a channel the account may not post in, so sends there are refused and left failed.
+        serverConfiguration.readOnlyChannels = seed % 4 == 1 ? 1 : 0
+        let server = SimulatedServer(configuration: serverConfiguration)
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast
         configuration.ptsTotalLimit = resets && seed % 2 == 0 ? 10 : 1000

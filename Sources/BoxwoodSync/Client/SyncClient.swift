@@ -49,6 +49,10 @@ public final class SyncClient: Sendable {
         try declareEncodable(SyncStoredAnswers.self)
         try declareEncodable(SendMessageOperation.self)
         try declareEncodable(SynchronizeReadStateOperation.self)
+        try declareEncodable(EditMessageOperation.self)
+        try declareEncodable(DeleteMessagesOperation.self)
+        try declareEncodable(SendReactionOperation.self)
+        try declareEncodable(SyncSendFailureAttribute.self)
     }
 
     /// Opens (or creates) the database at `path` for the account.

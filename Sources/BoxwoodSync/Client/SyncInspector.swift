@@ -11,6 +11,8 @@ public struct LocalMessage: Hashable, Sendable {
     public let authorId: PeerId?
     /// Media, entities, reply, forward, reactions, album and counters as stored (``SyncMessageContent/content(of:)``).
     public let content: ApiMessageContent
+    /// Why the server refused to send it, for a local message flagged failed (``SyncSendFailureAttribute``).
+    public let failureReason: String?
 }
 
 /// One chat as stored: cloud messages, holes, messages still waiting to be sent, read state, settings.
@@ -19,8 +21,10 @@ public struct LocalChatState: Hashable, Sendable {
     public var messages: [Int32: LocalMessage]
     /// Ranges of cloud message ids not known to be complete.
     public var holes: [ClosedRange<Int32>]
-    /// Messages created here and not acknowledged by the server.
+    /// Messages created here and not acknowledged by the server, still being sent.
     public var unsent: [LocalMessage]
+    /// Messages created here that the server refused to send (flagged failed, with the reason).
+    public var failed: [LocalMessage] = []
     public var readInboxMaxId: Int32?
     public var readOutboxMaxId: Int32?
     public var unreadCount: Int32?
@@ -57,7 +61,7 @@ public enum SyncInspector {
                 chats[peerId] = try chatState(peerId, in: transaction)
             }
             var pending = 0
-            for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState] {
+            for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions] {
                 pending += try transaction.getMergedOperationLogEntries(tag: tag, fromIndex: 0, limit: Int(Int32.max)).count
             }
             return LocalSyncState(cursor: try transaction.getState() as? SyncAccountState, chats: chats, users: users,
@@ -71,8 +75,10 @@ public enum SyncInspector {
         for stored in try SyncStorage.cloudMessages(peerId, in: transaction) {
             messages[stored.id.id] = localMessage(stored)
         }
-        let unsent = try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.localMessages], anchor: nil,
-                                                       direction: .earlier, limit: Int(Int32.max)).map(localMessage)
+        let local = try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.localMessages], anchor: nil,
+                                                      direction: .earlier, limit: Int(Int32.max))
+        let unsent = local.filter { !$0.flags.contains(.failed) }.map(localMessage)
+        let failed = local.filter { $0.flags.contains(.failed) }.map(localMessage)
         let holes = try transaction.getHoles(peerId: peerId, namespace: SyncNamespaces.cloudMessages)
         var inbox: Int32?, outbox: Int32?, count: Int32?
         if let state = try transaction.getCombinedPeerReadState(peerId)?.states[SyncNamespaces.cloudMessages],
@@ -82,14 +88,17 @@ public enum SyncInspector {
             count = unread
         }
         let settings = try transaction.getPeerNotificationSettings(peerId) as? SyncNotificationSettings
-        return LocalChatState(peerId: peerId, messages: messages, holes: holes, unsent: unsent, readInboxMaxId: inbox,
-                              readOutboxMaxId: outbox, unreadCount: count, muteUntil: settings?.muteUntil,
-                              channelPts: try SyncStorage.channelPts(peerId, in: transaction))
+        var state = LocalChatState(peerId: peerId, messages: messages, holes: holes, unsent: unsent, readInboxMaxId: inbox,
+                                   readOutboxMaxId: outbox, unreadCount: count, muteUntil: settings?.muteUntil,
+                                   channelPts: try SyncStorage.channelPts(peerId, in: transaction))
+        state.failed = failed
+        return state
     }
 
     static func localMessage(_ stored: Message) -> LocalMessage {
         LocalMessage(id: stored.id.id, date: stored.timestamp, text: stored.text, outgoing: !stored.flags.contains(.incoming),
                      editVersion: SyncStorage.editVersion(stored), pinned: stored.tags.contains(SyncStorage.pinnedTag),
-                     authorId: stored.authorId, content: SyncMessageContent.content(of: stored))
+                     authorId: stored.authorId, content: SyncMessageContent.content(of: stored),
+                     failureReason: stored.attributes.lazy.compactMap { ($0 as? SyncSendFailureAttribute)?.reason }.first)
     }
 }

@@ -9,6 +9,7 @@ extension SyncError: LocalizedError {
         switch self {
         case let .storage(failure): return failure.errorDescription
         case .stopped: return "The sync manager stopped before the operation finished."
+        case let .rejected(operation, reason): return "The server refused \(operation) (\(reason))."
         }
     }
 
@@ -23,6 +24,7 @@ extension SyncError: LocalizedError {
         switch self {
         case let .storage(failure): return failure.recoverySuggestion
         case .stopped: return "Start the sync client again."
+        case .rejected: return "Nothing was applied; asking again gives the same answer. Change what was asked (another message, another chat)."
         }
     }
 }
@@ -75,7 +77,7 @@ extension SyncStorageError.Cause {
     }
 }
 
-/// A failed request, as `LocalizedError`; the sync layer retries each of them.
+/// A failed request, as `LocalizedError`; the sync layer retries each of them but a refusal.
 extension SyncTransportError: LocalizedError {
     /// What happened to the request, as a sentence.
     public var errorDescription: String? {
@@ -83,12 +85,14 @@ extension SyncTransportError: LocalizedError {
         case .disconnected: return "The connection to the server dropped before the answer arrived."
         case .timeout: return "The server did not answer in time."
         case let .floodWait(seconds): return "The server asks to wait \(seconds) s before the next request."
+        case let .rejected(reason): return "The server refused the request (\(reason))."
         }
     }
 
     /// What the sync layer does about it.
     public var recoverySuggestion: String? {
-        "The sync client retries the request with backoff; nothing needs to be done."
+        if case .rejected = self { return "The operation is given up and reported; a message that was to be sent is marked failed and can be sent again." }
+        return "The sync client retries the request with backoff; nothing needs to be done."
     }
 }
 
@@ -117,6 +121,8 @@ extension OutboundError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .localMessageNotStored: return "The message could not be stored on this device."
+        case let .messageNotFound(id): return "Message \(id) is not stored here, or the action does not apply to it."
+        case .mixedChats: return "One deletion can only hold messages of one chat."
         }
     }
 
@@ -124,6 +130,8 @@ extension OutboundError: LocalizedError {
     public var recoverySuggestion: String? {
         switch self {
         case .localMessageNotStored: return "Send it again."
+        case .messageNotFound: return "Reload the chat; the message may have been deleted."
+        case .mixedChats: return "Delete the messages of each chat separately."
         }
     }
 }

@@ -2,9 +2,13 @@ import Boxwood
 
 /// Sends what the user did offline-first (Telegram's managed operation-log consumers): sending a message stores
 /// a local copy and an operation-log entry in one transaction; reading a chat stores the read position and an
-/// entry. A consumer watches each tag's merged queue, sends each entry with its persisted client mutation id
-/// (retrying until the server answers; the server applies each id at most once), stores the answer and removes
-/// the entry in one transaction. Entries survive restarts and are sent again.
+/// entry; editing, deleting and reacting change the local copy and store an entry (`OutboundQueue+MessageActions`).
+/// A consumer watches each tag's merged queue, sends each entry with its persisted client mutation id (retrying
+/// until the server answers; the server applies each id at most once), stores the answer and removes the entry in
+/// one transaction. Entries survive restarts and are sent again. An entry the server refuses for good
+/// (``SyncTransportError/rejected(reason:)``) is removed with its local consequence — a message to send is
+/// flagged failed with the reason, a refused edit or reaction is undone — and reported as
+/// ``SyncEvent/outboundFailed(_:)``.
 public actor OutboundQueue {
     private struct EntryKey: Hashable {
         let peerId: PeerId
@@ -14,9 +18,9 @@ public actor OutboundQueue {
 
     private let postbox: Postbox
     /// Where operations and answers are stored (the Postbox unless a test puts a store in front of it).
-    private let store: any SyncStore
-    private let manager: AccountStateManager
-    private let transport: any SyncTransport
+    let store: any SyncStore
+    let manager: AccountStateManager
+    let transport: any SyncTransport
     private var inFlight: Set<EntryKey> = []
     private var busyPeers: Set<PeerId> = []
     private var latest: [PeerOperationLogTag: [PeerOperationLogEntry]] = [:]
@@ -71,7 +75,7 @@ public actor OutboundQueue {
     /// Starts the consumers of both queues (entries left by an earlier run are sent again).
     public func start() {
         guard watchTasks.isEmpty else { return }
-        for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState] {
+        for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions] {
             let stream = postbox.view(.peerMergedOperationLog(tag: tag, limit: 100))
             watchTasks.append(Task { [weak self] in
                 do {
@@ -142,10 +146,25 @@ public actor OutboundQueue {
                 stored = try await send(operation, key: key)
             } else if let operation = contents as? SynchronizeReadStateOperation {
                 stored = try await read(operation, key: key)
+            } else if let operation = contents as? EditMessageOperation {
+                stored = try await edit(operation, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+            } else if let operation = contents as? DeleteMessagesOperation {
+                stored = try await delete(operation, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+            } else if let operation = contents as? SendReactionOperation {
+                stored = try await react(operation, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
             }
             // Unknown contents (a newer app version): the entry is left.
+        } catch let .rejected(operation, reason) {
+            // A refusal the operation did not handle itself (a read position): the entry is given up.
+            let failure = OutboundFailure(peerId: key.peerId, action: .send, messageIds: [], reason: "\(operation): \(reason)")
+            do throws(SyncError) {
+                try await giveUp(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex, failure: failure) { _ in }
+                stored = true
+            } catch {
+                try? await Task.sleep(for: manager.configuration.retryInitialDelay)
+            }
         } catch let .storage(failure) {
-            let kind = contents is SendMessageOperation ? "send" : "read"
+            let kind = contents is SendMessageOperation ? "send" : contents is SynchronizeReadStateOperation ? "read" : "message action"
             await manager.deliver(failure, peerId: key.peerId, details: "outbound \(kind) entry \(key.tagLocalIndex)")
             // Throws only when cancelled; the entry is tried again either way.
             try? await Task.sleep(for: manager.configuration.retryInitialDelay)
@@ -167,7 +186,7 @@ public actor OutboundQueue {
     /// The persisted mutation id `sequence` of this installation; nil when no client id is stored (the entry
     /// cannot have been written by this installation's ``sendMessage(peerId:text:timestamp:)`` or
     /// ``markRead(peerId:maxId:)``, which create it in the entry's transaction, so it is left unsent).
-    private func mutationId(_ sequence: Int64) async throws(SyncError) -> ClientMutationId? {
+    func mutationId(_ sequence: Int64) async throws(SyncError) -> ClientMutationId? {
         let clientId: Int64?
         do {
             clientId = try await store.run(.readClientIdentity) { transaction in try SyncStorage.clientId(in: transaction) }
@@ -178,7 +197,7 @@ public actor OutboundQueue {
     }
 
     /// Stores the server's answer to an entry and removes the entry, in one transaction.
-    private func storeAnswer(_ body: @escaping @Sendable (Transaction) throws -> Void) async -> SyncStorageError? {
+    func storeAnswer(_ body: @escaping @Sendable (Transaction) throws -> Void) async -> SyncStorageError? {
         do {
             try await store.run(.storeOutboundAnswer, body)
             return nil
@@ -191,8 +210,14 @@ public actor OutboundQueue {
     private func send(_ operation: SendMessageOperation, key: EntryKey) async throws(SyncError) -> Bool {
         guard let mutation = try await mutationId(operation.mutation) else { return false }
         let transport = transport
-        let answer = try await manager.request("sendMessage", peerId: key.peerId) { () async throws(SyncTransportError) in
-            try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
+        let answer: ApiUpdates
+        do throws(SyncError) {
+            answer = try await manager.request("sendMessage", peerId: key.peerId) { () async throws(SyncTransportError) in
+                try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
+            }
+        } catch let .rejected(_, reason) {
+            try await markFailed(operation, reason: reason, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+            return true
         }
         let accountPeerId = manager.accountPeerId
         // The server's copy of the message: inlined fields (users, groups) or the channel message in the answer.
@@ -262,4 +287,9 @@ public actor OutboundQueue {
 public enum OutboundError: Error, Sendable {
     /// The local copy of a message could not be stored.
     case localMessageNotStored
+    /// The message to edit, react to or send again is not stored (or is not one the action applies to: an edit or
+    /// a reaction needs a cloud message, a resend a failed local one).
+    case messageNotFound(MessageId)
+    /// One deletion holds messages of several chats.
+    case mixedChats
 }

@@ -1,6 +1,6 @@
 import Boxwood
 
-/// Why a request failed; every one of them is retried by the caller with backoff.
+/// Why a request failed. Every one of them but ``rejected(reason:)`` is retried by the caller with backoff.
 public enum SyncTransportError: Error, Hashable, Sendable, Codable {
     /// The connection dropped before the answer arrived (the request may or may not have been applied).
     case disconnected
@@ -8,6 +8,10 @@ public enum SyncTransportError: Error, Hashable, Sendable, Codable {
     case timeout
     /// The server asks to wait.
     case floodWait(seconds: Double)
+    /// The server refused the request for good (Telegram's 400/403 errors: `MESSAGE_ID_INVALID`,
+    /// `CHAT_WRITE_FORBIDDEN`, `MESSAGE_AUTHOR_REQUIRED`…): nothing was applied and asking again cannot help. An
+    /// outbound operation that gets it is given up and reported (a message to send is marked failed, with the reason).
+    case rejected(reason: String)
 }
 
 /// What the push connection delivers.
@@ -35,6 +39,30 @@ public protocol SyncTransport: Sendable {
     func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
     /// Marks incoming messages of `peerId` read up to `maxId`; applied at most once per `mutation`.
     func readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages
+    /// Replaces the text of the account's own message `id` of `peerId`; applied at most once per `mutation`. The
+    /// answer carries the edit update (with its pts).
+    func editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
+    /// Deletes messages of `peerId` for everyone; applied at most once per `mutation`. Ids that are gone already are
+    /// ignored.
+    func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages
+    /// Sets the account's reaction on message `id` of `peerId` (nil: takes it back); applied at most once per
+    /// `mutation`. The answer carries the message's edit update.
+    func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
     /// The pushes of the current connection (a new stream each call; it ends when the connection drops).
     func connect() async -> AsyncStream<SyncPushEvent>
+}
+
+extension SyncTransport {
+    /// A server without message actions refuses them (`METHOD_NOT_SUPPORTED`).
+    public func editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
 }

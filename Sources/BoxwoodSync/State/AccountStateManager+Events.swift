@@ -53,6 +53,14 @@ extension AccountStateManager {
         eventContinuation.yield(.storageFailed(failure))
     }
 
+    /// Reports an outbound operation the server refused for good: on ``events`` and, as a warning, in the log.
+    func report(_ failure: OutboundFailure) {
+        SyncLog.logger.warning("the server refused an outbound operation; it was given up", metadata: [
+            "action": "\(failure.action.rawValue)", "peer": "\(failure.peerId)", "reason": "\(failure.reason)", "account": "\(accountPeerId)",
+        ])
+        eventContinuation.yield(.outboundFailed(failure))
+    }
+
     func recordHoleFill(messages: Int) {
         statistics.holesFilled += 1
         statistics.messagesFetchedForHoles += messages

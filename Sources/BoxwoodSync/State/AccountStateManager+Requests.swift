@@ -24,6 +24,7 @@ extension AccountStateManager {
             do {
                 return try await body()
             } catch {
+                if case let .rejected(reason) = error { throw .rejected(operation: operation, reason: reason) }
                 statistics.retries += 1
                 attempt += 1
                 logRetry(operation, peerId: peerId, error: error, attempt: attempt)

@@ -9,11 +9,14 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case storage(SyncStorageError)
     /// The manager stopped before the operation finished (requests stop retrying then).
     case stopped
+    /// The server refused a request for good (``SyncTransportError/rejected(reason:)``); it is not retried.
+    case rejected(operation: String, reason: String)
 
     public var description: String {
         switch self {
         case let .storage(failure): return "sync storage failed: \(failure)"
         case .stopped: return "the sync manager stopped"
+        case let .rejected(operation, reason): return "the server refused \(operation): \(reason)"
         }
     }
 }

@@ -13,4 +13,7 @@ public enum SyncEvent: Hashable, Sendable {
     /// The database refused a read or write of the sync layer: the operation it belonged to ended without storing
     /// anything (the cursors did not move), and is tried again by the next poll or fill.
     case storageFailed(SyncStorageError)
+    /// The server refused an outbound operation for good: a message to send is now flagged failed (with
+    /// ``SyncSendFailureAttribute``), a refused edit or reaction was undone locally.
+    case outboundFailed(OutboundFailure)
 }

@@ -103,13 +103,21 @@ enum SyncStorage {
         try transaction.updateMessage(id, restored(stored, tags: pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)))
     }
 
-    /// A stored message as a `StoreMessage` with other tags.
-    static func restored(_ message: Message, tags: MessageTags) -> StoreMessage {
+    /// A stored message as a `StoreMessage`, with the given fields replaced.
+    static func restored(_ message: Message, tags: MessageTags? = nil, text: String? = nil, flags: MessageFlags? = nil,
+                         attributes: [any MessageAttribute]? = nil) -> StoreMessage {
         let stored = message.storeMessage
         return StoreMessage(id: stored.id, globallyUniqueId: stored.globallyUniqueId, groupingKey: stored.groupingKey,
-                            threadId: stored.threadId, timestamp: stored.timestamp, flags: stored.flags, tags: tags,
+                            threadId: stored.threadId, timestamp: stored.timestamp, flags: flags ?? stored.flags, tags: tags ?? stored.tags,
                             globalTags: stored.globalTags, localTags: stored.localTags, forwardInfo: stored.forwardInfo,
-                            authorId: stored.authorId, text: stored.text, attributes: stored.attributes, media: stored.media)
+                            authorId: stored.authorId, text: text ?? stored.text, attributes: attributes ?? stored.attributes, media: stored.media)
+    }
+
+    /// A stored message as a `StoreMessage` showing `reactions`.
+    static func restored(_ message: Message, reactions: [ApiReaction]) -> StoreMessage {
+        var attributes = message.attributes.filter { !($0 is SyncReactionsAttribute) }
+        if !reactions.isEmpty { attributes.append(SyncReactionsAttribute(reactions: reactions)) }
+        return restored(message, attributes: attributes)
     }
 
     /// Every stored message of a chat in the cloud namespace.

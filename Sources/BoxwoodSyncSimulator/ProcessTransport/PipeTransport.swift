@@ -176,6 +176,24 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
         return affected
     }
 
+    public func editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        let answer = await call(.editMessage(peerId: peerId, id: id, text: text, mutation: mutation))
+        guard case let .updates(updates) = answer else { throw unexpected(answer, for: "editMessage") }
+        return updates
+    }
+
+    public func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        let answer = await call(.deleteMessages(peerId: peerId, ids: ids, mutation: mutation))
+        guard case let .affected(affected) = answer else { throw unexpected(answer, for: "deleteMessages") }
+        return affected
+    }
+
+    public func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        let answer = await call(.sendReaction(peerId: peerId, id: id, emoji: emoji, mutation: mutation))
+        guard case let .updates(updates) = answer else { throw unexpected(answer, for: "sendReaction") }
+        return updates
+    }
+
     /// Opens a new push connection: the previous stream finishes; the parent connects to the server and forwards
     /// its pushes (starting with `.newSession`). When the parent is gone the stream is already finished.
     public func connect() async -> AsyncStream<SyncPushEvent> {

@@ -17,7 +17,7 @@ import SystemPackage
 //       answer(id, result)        the answer to request `id` (a value, or a SyncTransportError)
 //       push(connection, event)   a push of connection `connection`
 //       pushEnd(connection)       the server ended that connection
-//       command(id, command)      send / read / quiesce / exit
+//       command(id, command)      send / read / edit / react / quiesce / exit
 //
 // Either side may vanish at any moment (the parent SIGKILLs children): end of file or a failed write ends the
 // channel; the child then fails every request in flight with `.disconnected`, the parent forgets the child.
@@ -29,6 +29,11 @@ public enum ChildCommand: Codable, Hashable, Sendable {
     case send(peerId: PeerId, text: String, date: Int32)
     /// Mark `peerId` read up to `maxId`; replied `readQueued` once `outbound.markRead` returned.
     case read(peerId: PeerId, maxId: Int32)
+    /// Queue editing cloud message `id` of `peerId` to `text` (`outbound.editMessage`); replied `actionQueued`, or
+    /// `notStored` when the child does not have the message.
+    case edit(peerId: PeerId, id: Int32, text: String)
+    /// Queue setting the account's reaction on cloud message `id` (`outbound.setReaction`); replied as `edit`.
+    case react(peerId: PeerId, id: Int32, emoji: String?)
     /// Settle: `waitUntilQuiet`, a difference poll, `waitUntilQuiet`; replied `quiet`.
     case quiesce
     /// Stop the client cleanly (the database is closed), reply `stopped` and exit with status 0.
@@ -41,6 +46,10 @@ public enum ChildCommand: Codable, Hashable, Sendable {
 public enum ChildReply: Codable, Hashable, Sendable {
     case queued
     case readQueued
+    /// An edit or a reaction is committed locally and queued.
+    case actionQueued
+    /// The message of an edit or a reaction is not stored in the child (it lies in a hole): nothing was done.
+    case notStored
     case quiet
     case stopped
     case statistics(SyncStatistics)
@@ -51,6 +60,7 @@ public enum ChildReply: Codable, Hashable, Sendable {
 /// The kinds of requests a child makes (for hooks and counts).
 public enum PipeRequestKind: String, Codable, CaseIterable, Hashable, Sendable {
     case getState, getDifference, getChannelDifference, getDialogs, getHistory, sendMessage, readHistory
+    case editMessage, deleteMessages, sendReaction
 }
 
 /// A ``SyncTransport`` call.
@@ -62,6 +72,9 @@ enum WireRequest: Codable, Hashable, Sendable {
     case getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32)
     case sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId)
     case readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId)
+    case editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId)
+    case deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId)
+    case sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId)
 
     var kind: PipeRequestKind {
         switch self {
@@ -72,6 +85,9 @@ enum WireRequest: Codable, Hashable, Sendable {
         case .getHistory: return .getHistory
         case .sendMessage: return .sendMessage
         case .readHistory: return .readHistory
+        case .editMessage: return .editMessage
+        case .deleteMessages: return .deleteMessages
+        case .sendReaction: return .sendReaction
         }
     }
 }

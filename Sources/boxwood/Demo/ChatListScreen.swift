@@ -26,6 +26,7 @@ enum ChatListScreen {
                 preview = (message.flags.contains(.incoming) ? "" : "you: ") + reply + label + message.text
                 if let reactions = MessageFormat.reactions(content.reactions) { preview += "  " + reactions }
                 if message.flags.contains(.unsent) { preview = "⏳ " + preview }
+                if message.flags.contains(.failed) { preview = "❗ not sent: " + preview }
             }
             let muted = (item.notificationSettings as? SyncNotificationSettings).map { $0.muteUntil != 0 } ?? false
             return ChatListRow(name: name, unread: item.unreadCount, preview: preview, muted: muted)

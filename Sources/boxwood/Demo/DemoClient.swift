@@ -134,6 +134,8 @@ extension ChildCommand {
         switch self {
         case .send: return "send"
         case .read: return "read"
+        case .edit: return "edit"
+        case .react: return "react"
         case .quiesce: return "quiesce"
         case .exit: return "exit"
         case .statistics: return "statistics"

@@ -9,6 +9,8 @@ enum DemoHistoryExcerpt {
         let title: String
         let lines: [String]
         let counts: String
+        /// Messages the server refused to send, by reason.
+        let failedSends: [String: Int]
     }
 
     static func read(_ postbox: Postbox, chats: [PeerId], rows: Int = 8) async throws -> Result {
@@ -17,9 +19,11 @@ enum DemoHistoryExcerpt {
             var photos: [Int64: Int] = [:]
             var files = 0, links = 0, unsupported = 0, replies = 0, repliesNotStored = 0, forwards = 0, reacted = 0
             var albums = Set<Int64>()
+            var failedSends: [String: Int] = [:]
             var best: (score: Int, peerId: PeerId, state: LocalChatState)?
             for peerId in chats {
                 let state = try SyncInspector.chatState(peerId, in: transaction)
+                for message in state.failed { failedSends[message.failureReason ?? "?", default: 0] += 1 }
                 for message in state.messages.values {
                     let content = message.content
                     switch content.media {
@@ -63,7 +67,7 @@ enum DemoHistoryExcerpt {
             let counts = "\(photos.values.reduce(0, +)) photos (\(shared) shared by several messages), \(files) files, \(links) link previews, "
                 + "\(unsupported) unsupported media kept as placeholders, \(replies) replies (\(repliesNotStored) to messages not stored), "
                 + "\(forwards) forwards, \(albums.count) albums, \(reacted) messages with reactions"
-            return Result(title: title, lines: lines, counts: counts)
+            return Result(title: title, lines: lines, counts: counts, failedSends: failedSends)
         }
     }
 }

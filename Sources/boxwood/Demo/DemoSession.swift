@@ -21,6 +21,11 @@ final class DemoSession: @unchecked Sendable {
     private var random: DemoRandom
     private var childStatistics: [SyncStatistics] = []
     private var kills = 0
+    /// Edits the client queued: of its own messages (applied) and of other people's (the server refuses each).
+    private var ownEdits = 0
+    /// This process's view of the demo database (set by `run`).
+    private var postbox: Postbox?
+    private var editsOfOthers = 0
 
     init(seed: UInt64, duration: Double, kills: Int, tui: Bool, databasePath: String) {
         self.seed = seed
@@ -29,9 +34,12 @@ final class DemoSession: @unchecked Sendable {
         self.databasePath = databasePath
         output = DemoOutput(tui: tui)
         random = DemoRandom(seed: seed)
-        server = SimulatedServer(configuration: SimulatedServerConfiguration(
+        var configuration = SimulatedServerConfiguration(
             seed: seed, users: 24, groups: 6, channels: 6, secretChats: 2, initialHistory: 80...400,
-            differenceSliceSize: 100, channelTooLongThreshold: 200, faults: .realistic))
+            differenceSliceSize: 100, channelTooLongThreshold: 200, faults: .realistic)
+        // One broadcast channel the account may read but not post in: a send there is refused for good.
+        configuration.readOnlyChannels = 1
+        server = SimulatedServer(configuration: configuration)
     }
 
     func run() async throws -> DemoVerdict {
@@ -45,6 +53,7 @@ final class DemoSession: @unchecked Sendable {
         // This process reads the database the client writes: a second process on the same files.
         try SyncClient.registerTypes()
         let postbox = try await Postbox.open(path: databasePath, seedConfiguration: SyncClient.seedConfiguration)
+        self.postbox = postbox
         let viewed = Array(world.chatStates.keys.sorted().prefix(4))
         let screen = DemoScreen(postbox: postbox, output: output)
         screen.start()
@@ -72,11 +81,15 @@ final class DemoSession: @unchecked Sendable {
         // 4. Live traffic, with a SIGKILL part-way.
         output.phase("live")
         let start = DemoClock.now()
+        try await injectRefusedSend(child, world: world)
         while DemoClock.now() - start < duration {
             try await child.ensureRunning(during: "live traffic")
             server.generate(events: 4)
             if random.chance(0.15) { try await send(child, chats: world.chatStates.keys.sorted()) }
             if random.chance(0.10) { try await read(child, chats: world.chatStates.keys.sorted()) }
+            // Every fourth edit is of someone else's message (refused by the server, undone in the client).
+            if random.chance(0.10) { try await edit(child, chats: world.chatStates.keys.sorted(), own: (ownEdits + editsOfOthers) % 4 != 3) }
+            if random.chance(0.10) { try await react(child, chats: world.chatStates.keys.sorted()) }
             if kills < plannedKills && DemoClock.now() - start >= duration * Double(kills + 1) / Double(plannedKills + 1) {
                 childStatistics.append(try await child.statistics())
                 try await child.kill()
@@ -122,6 +135,9 @@ final class DemoSession: @unchecked Sendable {
         print("  cursor                   pts \(cursor?.pts ?? 0), qts \(cursor?.qts ?? 0), seq \(cursor?.seq ?? 0) (server pts \(server.snapshot().state.pts))")
         print("  messages compared        \(report.messagesCompared) (\(report.messagesInHoles) still in \(report.holes) holes), content included")
         print("  rich content stored      \(excerpt.counts)")
+        let failed = excerpt.failedSends.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        print("  refused by the server    sends left failed (resendable): \(failed.isEmpty ? "none" : failed); "
+              + "edits of others' messages refused and undone: \(editsOfOthers) (own edits applied: \(ownEdits))")
         print("  database size            \(formatBytes(UInt64(max(0, directorySize(databasePath)))))")
         print("verdict: \(report.description)")
         return report.isConsistent ? .consistent : .inconsistent
@@ -145,6 +161,39 @@ final class DemoSession: @unchecked Sendable {
         guard let peerId = random.element(sendable) else { return }
         try await client.run(.send(peerId: peerId, text: DemoRandom.phrases[Int(random.next() % UInt64(DemoRandom.phrases.count))],
                                    date: server.snapshot().state.date))
+    }
+
+    /// A send the server refuses for good (a channel the account may not post in): the client shows it failed.
+    private func injectRefusedSend(_ client: DemoClient, world: SimulatedServerSnapshot) async throws {
+        guard let channel = world.chatStates.keys.filter({ $0.namespace == SyncNamespaces.channel }).sorted().last else { return }
+        let name = world.chats[channel]?.title ?? "\(channel)"
+        output.log("📵 sending to \(jsonString(name)), where the account may not post: the server refuses it (CHAT_WRITE_FORBIDDEN), the message stays failed")
+        try await client.run(.send(peerId: channel, text: "can I post here?", date: server.snapshot().state.date))
+    }
+
+    /// Edits the newest message of a random chat: the account's own (applied), or someone else's (refused:
+    /// MESSAGE_AUTHOR_REQUIRED, undone in the client).
+    private func edit(_ client: DemoClient, chats: [PeerId], own: Bool) async throws {
+        let editable = chats.filter { $0.namespace != SyncNamespaces.secretChat }
+        guard let peerId = random.element(editable),
+              let message = try await storedMessages(peerId).filter({ $0.flags.contains(.incoming) != own }).first else { return }
+        let reply = try await client.run(.edit(peerId: peerId, id: message.id.id, text: message.text + " (edited)"))
+        if reply == .actionQueued { if own { ownEdits += 1 } else { editsOfOthers += 1 } }
+    }
+
+    private func react(_ client: DemoClient, chats: [PeerId]) async throws {
+        let reactable = chats.filter { $0.namespace != SyncNamespaces.secretChat }
+        let stored = try await storedMessages(random.element(reactable) ?? reactable[0])
+        guard let message = random.element(stored) else { return }
+        _ = try await client.run(.react(peerId: message.id.peerId, id: message.id.id, emoji: random.element(["👍", "❤️", "🔥", "😂"])))
+    }
+
+    /// The newest cloud messages of `peerId` the client has stored (read through this process's view of the database).
+    private func storedMessages(_ peerId: PeerId) async throws -> [Message] {
+        guard let postbox else { return [] }
+        return try await postbox.transaction { transaction in
+            try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.cloudMessages], anchor: nil, direction: .earlier, limit: 10)
+        }
     }
 
     private func read(_ client: DemoClient, chats: [PeerId]) async throws {

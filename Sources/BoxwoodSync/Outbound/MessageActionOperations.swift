@@ -1,0 +1,124 @@
+import Boxwood
+
+extension SyncOperationLogTags {
+    /// Edits, deletions and reactions waiting to be sent, in the order the user made them.
+    public static let messageActions = PeerOperationLogTag(3)
+}
+
+/// An edit of the account's own cloud message waiting to be sent. The local copy already shows `text`;
+/// `previousText` is put back if the server refuses the edit.
+public struct EditMessageOperation: PostboxCoding, Equatable, Sendable {
+    public static let postboxTypeName = "EditMessageOperation"
+
+    public let messageId: Int32
+    public let text: String
+    public let previousText: String
+    public let mutation: Int64
+
+    public init(messageId: Int32, text: String, previousText: String, mutation: Int64) {
+        self.messageId = messageId
+        self.text = text
+        self.previousText = previousText
+        self.mutation = mutation
+    }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        messageId = try decoder.decodeInt32(forKey: "i")
+        text = decoder.decodeStringForKey("t", orElse: "")
+        previousText = decoder.decodeStringForKey("p", orElse: "")
+        mutation = try decoder.decodeInt64(forKey: "m")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt32(messageId, forKey: "i")
+        encoder.encodeString(text, forKey: "t")
+        encoder.encodeString(previousText, forKey: "p")
+        encoder.encodeInt64(mutation, forKey: "m")
+    }
+}
+
+/// A deletion for everyone waiting to be sent (the messages are already gone locally).
+public struct DeleteMessagesOperation: PostboxCoding, Equatable, Sendable {
+    public static let postboxTypeName = "DeleteMessagesOperation"
+
+    public let ids: [Int32]
+    public let mutation: Int64
+
+    public init(ids: [Int32], mutation: Int64) {
+        self.ids = ids
+        self.mutation = mutation
+    }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        ids = decoder.decodeInt32ArrayForKey("i")
+        mutation = try decoder.decodeInt64(forKey: "m")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt32Array(ids, forKey: "i")
+        encoder.encodeInt64(mutation, forKey: "m")
+    }
+}
+
+/// The account's reaction on a message waiting to be sent (nil: taken back). The local copy already shows it;
+/// `previousReactions` are put back if the server refuses.
+public struct SendReactionOperation: PostboxCoding, Equatable, Sendable {
+    public static let postboxTypeName = "SendReactionOperation"
+
+    public let messageId: Int32
+    public let emoji: String?
+    public let previousReactions: [ApiReaction]
+    public let mutation: Int64
+
+    public init(messageId: Int32, emoji: String?, previousReactions: [ApiReaction], mutation: Int64) {
+        self.messageId = messageId
+        self.emoji = emoji
+        self.previousReactions = previousReactions
+        self.mutation = mutation
+    }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        messageId = try decoder.decodeInt32(forKey: "i")
+        emoji = decoder.decodeOptionalStringForKey("e")
+        previousReactions = (try decoder.decodeObjectForKey("p", as: SyncReactionsAttribute.self))?.reactions ?? []
+        mutation = try decoder.decodeInt64(forKey: "m")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt32(messageId, forKey: "i")
+        if let emoji { encoder.encodeString(emoji, forKey: "e") }
+        encoder.encodeObject(SyncReactionsAttribute(reactions: previousReactions), forKey: "p")
+        encoder.encodeInt64(mutation, forKey: "m")
+    }
+}
+
+/// Why the server refused to send a message (Telegram's failed state): on a local message flagged
+/// ``MessageFlags/failed``, shown by the app ("not sent: CHAT_WRITE_FORBIDDEN") with a retry button
+/// (``OutboundQueue/resendMessage(_:)``).
+public struct SyncSendFailureAttribute: MessageAttribute, Equatable {
+    public static let postboxTypeName = "SyncSendFailureAttribute"
+
+    public let reason: String
+
+    public init(reason: String) { self.reason = reason }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        reason = decoder.decodeStringForKey("r", orElse: "")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) { encoder.encodeString(reason, forKey: "r") }
+}
+
+/// An outbound operation the server refused for good, reported on ``AccountStateManager/events``.
+public struct OutboundFailure: Hashable, Sendable {
+    public enum Action: String, Hashable, Sendable {
+        case send, edit, delete, react
+    }
+
+    public let peerId: PeerId
+    public let action: Action
+    /// The messages it was about (the local id of a message that was to be sent).
+    public let messageIds: [MessageId]
+    /// The server's reason (`CHAT_WRITE_FORBIDDEN`, `MESSAGE_ID_INVALID`…).
+    public let reason: String
+}

@@ -1,0 +1,216 @@
+import Boxwood
+
+/// Edits, deletions and reactions (tag ``SyncOperationLogTags/messageActions``), and what the queue does when the
+/// server refuses an operation for good.
+///
+/// Each action changes the local copy at once (the user sees it) and stores an entry in the same transaction; the
+/// entry is sent with its persisted mutation id, the server's answer (the edit update, the deletion's pts step) goes
+/// to the state manager like any update, and the entry is removed. A refused edit or reaction puts back what the
+/// entry recorded, unless the message changed since; a refused deletion leaves the messages deleted here (a
+/// deletion for this device). A message the server refuses to send is flagged failed with the reason and can be sent
+/// again with ``resendMessage(_:)``.
+extension OutboundQueue {
+    // MARK: What the app calls
+
+    /// Replaces the text of the account's own cloud message `id` (shown at once) and queues the edit.
+    public func editMessage(_ id: MessageId, text: String) async throws {
+        try await store.transaction { transaction in
+            guard let message = try transaction.getMessage(id), id.namespace == SyncNamespaces.cloudMessages else {
+                throw OutboundError.messageNotFound(id)
+            }
+            let mutation = try SyncStorage.nextMutation(in: transaction)
+            try transaction.updateMessage(id, SyncStorage.restored(message, text: text))
+            _ = try transaction.operationLogAddEntry(peerId: id.peerId, tag: SyncOperationLogTags.messageActions, tagMergedIndex: .automatic,
+                                                     contents: EditMessageOperation(messageId: id.id, text: text, previousText: message.text,
+                                                                                    mutation: mutation.sequence))
+        }
+    }
+
+    /// Deletes messages of one chat here at once and, for cloud messages, queues deleting them for everyone.
+    public func deleteMessages(_ ids: [MessageId]) async throws {
+        guard let peerId = ids.first?.peerId else { return }
+        guard ids.allSatisfy({ $0.peerId == peerId }) else { throw OutboundError.mixedChats }
+        try await store.transaction { transaction in
+            try transaction.deleteMessages(ids)
+            let cloud = ids.filter { $0.namespace == SyncNamespaces.cloudMessages }.map(\.id)
+            // Unsent local copies have nothing on the server; their send entries are dropped with them.
+            for id in ids where id.namespace == SyncNamespaces.localMessages {
+                try Self.removeSendEntries(peerId: peerId, localId: id, in: transaction)
+            }
+            guard !cloud.isEmpty, peerId.namespace != SyncNamespaces.secretChat else { return }
+            let mutation = try SyncStorage.nextMutation(in: transaction)
+            _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.messageActions, tagMergedIndex: .automatic,
+                                                     contents: DeleteMessagesOperation(ids: cloud, mutation: mutation.sequence))
+        }
+    }
+
+    /// Sets the account's reaction on cloud message `id` (nil: takes it back), shown at once, and queues it.
+    public func setReaction(_ id: MessageId, emoji: String?) async throws {
+        try await store.transaction { transaction in
+            guard let message = try transaction.getMessage(id), id.namespace == SyncNamespaces.cloudMessages else {
+                throw OutboundError.messageNotFound(id)
+            }
+            let previous = SyncMessageContent.content(of: message).reactions
+            let mutation = try SyncStorage.nextMutation(in: transaction)
+            try transaction.updateMessage(id, SyncStorage.restored(message, reactions: Self.choosing(emoji, in: previous)))
+            _ = try transaction.operationLogAddEntry(peerId: id.peerId, tag: SyncOperationLogTags.messageActions, tagMergedIndex: .automatic,
+                                                     contents: SendReactionOperation(messageId: id.id, emoji: emoji, previousReactions: previous,
+                                                                                     mutation: mutation.sequence))
+        }
+    }
+
+    /// Sends a message that failed (``MessageFlags/failed``) again: it is unsent once more, without its failure
+    /// reason, and queued with a new mutation id.
+    public func resendMessage(_ id: MessageId) async throws {
+        try await store.transaction { transaction in
+            guard let message = try transaction.getMessage(id), message.flags.contains(.failed), let randomId = message.globallyUniqueId else {
+                throw OutboundError.messageNotFound(id)
+            }
+            let mutation = try SyncStorage.nextMutation(in: transaction)
+            var flags = message.flags
+            flags.remove(.failed)
+            flags.insert(.unsent)
+            try transaction.updateMessage(id, SyncStorage.restored(message, flags: flags,
+                                                                   attributes: message.attributes.filter { !($0 is SyncSendFailureAttribute) }))
+            _ = try transaction.operationLogAddEntry(peerId: id.peerId, tag: SyncOperationLogTags.sendMessage, tagMergedIndex: .automatic,
+                                                     contents: SendMessageOperation(randomId: randomId, text: message.text, mutation: mutation.sequence))
+        }
+    }
+
+    /// `reactions` with the account's choice moved to `emoji` (nil: taken back), as the server counts it.
+    static func choosing(_ emoji: String?, in reactions: [ApiReaction]) -> [ApiReaction] {
+        var reactions = reactions
+        if let mine = reactions.firstIndex(where: \.chosen) {
+            reactions[mine].count -= 1
+            reactions[mine].chosen = false
+        }
+        if let emoji {
+            if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
+                reactions[index].count += 1
+                reactions[index].chosen = true
+            } else {
+                reactions.append(ApiReaction(emoji: emoji, count: 1, chosen: true))
+            }
+        }
+        return reactions.filter { $0.count > 0 }
+    }
+
+    private static func removeSendEntries(peerId: PeerId, localId: MessageId, in transaction: Transaction) throws {
+        guard let randomId = try transaction.getMessage(localId)?.globallyUniqueId else { return }
+        var matching: [Int32] = []
+        try transaction.operationLogEnumerateEntries(peerId: peerId, tag: SyncOperationLogTags.sendMessage) { entry in
+            if (entry.contents as? SendMessageOperation)?.randomId == randomId { matching.append(entry.tagLocalIndex) }
+            return true
+        }
+        for index in matching { _ = try transaction.operationLogRemoveEntry(peerId: peerId, tag: SyncOperationLogTags.sendMessage, tagLocalIndex: index) }
+    }
+
+    // MARK: Consumers
+
+    /// Sends an edit; its answer (the edit update) goes to the state manager, which stores the server's version.
+    func edit(_ operation: EditMessageOperation, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) -> Bool {
+        guard let mutation = try await mutationId(operation.mutation) else { return false }
+        let transport = transport
+        do throws(SyncError) {
+            let answer = try await manager.request("editMessage", peerId: peerId) { () async throws(SyncTransportError) in
+                try await transport.editMessage(peerId: peerId, id: operation.messageId, text: operation.text, mutation: mutation)
+            }
+            try await finish(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, answer: answer)
+        } catch let .rejected(_, reason) {
+            let id = MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: operation.messageId)
+            try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, failure: OutboundFailure(peerId: peerId, action: .edit, messageIds: [id], reason: reason)) { transaction in
+                // Undone unless the message changed since (a newer version from the server, another edit).
+                if let message = try transaction.getMessage(id), message.text == operation.text {
+                    try transaction.updateMessage(id, SyncStorage.restored(message, text: operation.previousText))
+                }
+            }
+        }
+        return true
+    }
+
+    /// Sends a deletion; the answer's pts step (users and groups) goes to the state manager.
+    func delete(_ operation: DeleteMessagesOperation, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) -> Bool {
+        guard let mutation = try await mutationId(operation.mutation) else { return false }
+        let transport = transport
+        do throws(SyncError) {
+            let answer = try await manager.request("deleteMessages", peerId: peerId) { () async throws(SyncTransportError) in
+                try await transport.deleteMessages(peerId: peerId, ids: operation.ids, mutation: mutation)
+            }
+            var step: ApiUpdates?
+            if let pts = answer.pts, answer.ptsCount > 0 {
+                step = .updates(updates: [.deleteMessages(ids: operation.ids, pts: pts, ptsCount: answer.ptsCount)], users: [], chats: [], date: 0, seq: 0)
+            }
+            try await finish(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, answer: step)
+        } catch let .rejected(_, reason) {
+            let ids = operation.ids.map { MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: $0) }
+            try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex,
+                             failure: OutboundFailure(peerId: peerId, action: .delete, messageIds: ids, reason: reason)) { _ in }
+        }
+        return true
+    }
+
+    /// Sends a reaction; its answer (the message's edit update) goes to the state manager.
+    func react(_ operation: SendReactionOperation, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) -> Bool {
+        guard let mutation = try await mutationId(operation.mutation) else { return false }
+        let transport = transport
+        do throws(SyncError) {
+            let answer = try await manager.request("sendReaction", peerId: peerId) { () async throws(SyncTransportError) in
+                try await transport.sendReaction(peerId: peerId, id: operation.messageId, emoji: operation.emoji, mutation: mutation)
+            }
+            try await finish(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, answer: answer)
+        } catch let .rejected(_, reason) {
+            let id = MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: operation.messageId)
+            let shown = Self.choosing(operation.emoji, in: operation.previousReactions)
+            try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, failure: OutboundFailure(peerId: peerId, action: .react, messageIds: [id], reason: reason)) { transaction in
+                if let message = try transaction.getMessage(id), SyncMessageContent.content(of: message).reactions == shown {
+                    try transaction.updateMessage(id, SyncStorage.restored(message, reactions: operation.previousReactions))
+                }
+            }
+        }
+        return true
+    }
+
+    /// Flags the local copy of a message the server refused to send as failed, with the reason, and removes its entry.
+    func markFailed(_ operation: SendMessageOperation, reason: String, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) {
+        let localId = try await localMessageId(peerId: peerId, randomId: operation.randomId)
+        try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex,
+                         failure: OutboundFailure(peerId: peerId, action: .send, messageIds: localId.map { [$0] } ?? [], reason: reason)) { transaction in
+            guard let localId, let message = try transaction.getMessage(localId) else { return }
+            var flags = message.flags
+            flags.remove(.unsent)
+            flags.insert(.failed)
+            try transaction.updateMessage(localId, SyncStorage.restored(message, flags: flags,
+                                                                        attributes: message.attributes + [SyncSendFailureAttribute(reason: reason)]))
+        }
+    }
+
+    private func localMessageId(peerId: PeerId, randomId: Int64) async throws(SyncError) -> MessageId? {
+        do {
+            return try await store.run(.readClientIdentity) { transaction in
+                try transaction.getMessageId(peerId: peerId, globallyUniqueId: randomId)
+            }
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Removes the entry (the answer stored), then hands the answer's updates to the state manager.
+    private func finish(peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32, answer: ApiUpdates?) async throws(SyncError) {
+        let failure = await storeAnswer { transaction in
+            _ = try transaction.operationLogRemoveEntry(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex)
+        }
+        if let answer { await manager.addUpdates(answer) }
+        if let failure { throw .storage(failure) }
+    }
+
+    /// Removes a refused entry with its local consequence (`undo`) in one transaction and reports the refusal.
+    func giveUp(peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32, failure: OutboundFailure,
+                undo: @escaping @Sendable (Transaction) throws -> Void) async throws(SyncError) {
+        let storageFailure = await storeAnswer { transaction in
+            try undo(transaction)
+            _ = try transaction.operationLogRemoveEntry(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex)
+        }
+        if let storageFailure { throw .storage(storageFailure) }
+        await manager.report(failure)
+    }
+}

@@ -1,0 +1,97 @@
+import BoxwoodSync
+import Boxwood
+
+/// The account's actions on existing messages — edit, delete for everyone, react — each applied at most once per
+/// client mutation id, and refused for good (``SyncTransportError/rejected(reason:)``) the way Telegram refuses them:
+/// a message that is not there (`MESSAGE_ID_INVALID`), someone else's message to edit (`MESSAGE_AUTHOR_REQUIRED`),
+/// a secret chat (`PEER_ID_INVALID`: these go through the secret-chat layer). A refused request is not stored: asking
+/// again is refused again. Like sends, the resulting events are logged (pts or channel pts) and returned in the
+/// answer, not pushed to the client that asked.
+extension ServerState {
+    /// Why an action on message `id` of `peerId` is refused, or nil.
+    private func refusal(peerId: PeerId, id: Int32, mustBeOwn: Bool) -> String? {
+        if peerId.namespace == SyncNamespaces.secretChat || chats[peerId] == nil { return "PEER_ID_INVALID" }
+        guard let message = chats[peerId]!.messages[id] else { return "MESSAGE_ID_INVALID" }
+        if mustBeOwn && !message.outgoing { return "MESSAGE_AUTHOR_REQUIRED" }
+        return nil
+    }
+
+    /// Logs `message`'s new version as an edit event and returns it as the answer's updates.
+    private mutating func recordEdit(_ message: ApiMessage) -> ApiUpdates {
+        let date = tick()
+        chats[message.peerId]!.messages[message.id] = message
+        let update: ApiUpdate
+        if message.peerId.namespace == SyncNamespaces.channel {
+            update = recordChannelEvent(channelId: message.peerId, date: date) { .editChannelMessage(message, pts: $0, ptsCount: 1) }
+        } else {
+            update = recordPtsEvent(date: date) { .editMessage(message, pts: $0, ptsCount: 1) }
+        }
+        return .updates(updates: [update], users: [], chats: [], date: date, seq: 0)
+    }
+
+    mutating func editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId) throws(SyncTransportError) -> ApiUpdates {
+        if case let .edited(answer)? = mutationAnswers[mutation] { return answer }
+        if let reason = refusal(peerId: peerId, id: id, mustBeOwn: true) { throw .rejected(reason: reason) }
+        var message = chats[peerId]!.messages[id]!
+        message.text = text
+        message.editVersion += 1
+        message.content.revision += 1
+        message.content.entities = []
+        let answer = recordEdit(message)
+        mutationAnswers[mutation] = .edited(answer)
+        return answer
+    }
+
+    mutating func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) throws(SyncTransportError) -> ApiUpdates {
+        if case let .edited(answer)? = mutationAnswers[mutation] { return answer }
+        if let reason = refusal(peerId: peerId, id: id, mustBeOwn: false) { throw .rejected(reason: reason) }
+        var message = chats[peerId]!.messages[id]!
+        var reactions = message.content.reactions
+        if let mine = reactions.firstIndex(where: \.chosen) {
+            reactions[mine].count -= 1
+            reactions[mine].chosen = false
+        }
+        if let emoji {
+            if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
+                reactions[index].count += 1
+                reactions[index].chosen = true
+            } else {
+                reactions.append(ApiReaction(emoji: emoji, count: 1, chosen: true))
+            }
+        }
+        message.content.reactions = reactions.filter { $0.count > 0 }
+        message.content.revision += 1
+        let answer = recordEdit(message)
+        mutationAnswers[mutation] = .edited(answer)
+        return answer
+    }
+
+    /// Deletes the messages of `peerId` that are still there. Users and groups: one pts `deleteMessages` event,
+    /// answered with its pts. Channels: one channel pts event, pushed, answered with `pts: nil`. Nothing there: no
+    /// event, `pts: nil, ptsCount: 0`.
+    mutating func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) throws(SyncTransportError) -> ApiAffectedMessages {
+        if case let .deleted(answer)? = mutationAnswers[mutation] { return answer }
+        if peerId.namespace == SyncNamespaces.secretChat || chats[peerId] == nil { throw .rejected(reason: "PEER_ID_INVALID") }
+        let present = Set(ids).filter { chats[peerId]!.messages[$0] != nil }.sorted()
+        var answer = ApiAffectedMessages(pts: nil, ptsCount: 0)
+        if !present.isEmpty {
+            let date = tick()
+            for id in present {
+                recentlyDeleted[peerId] = chats[peerId]!.messages[id]
+                chats[peerId]!.messages[id] = nil
+                if Self.isCommonBox(peerId) { messagePeers[id] = nil }
+            }
+            if peerId.namespace == SyncNamespaces.channel {
+                let update = recordChannelEvent(channelId: peerId, date: date) {
+                    .deleteChannelMessages(channelId: peerId, ids: present, pts: $0, ptsCount: 1)
+                }
+                pushSingle(update, date: date)
+            } else {
+                _ = recordPtsEvent(date: date) { .deleteMessages(ids: present, pts: $0, ptsCount: 1) }
+                answer = ApiAffectedMessages(pts: pts, ptsCount: 1)
+            }
+        }
+        mutationAnswers[mutation] = .deleted(answer)
+        return answer
+    }
+}
