@@ -55,6 +55,7 @@ extension SyncStorageError.Operation {
         case .fillHole: return "store a page of history that fills a gap"
         case .readClientIdentity: return "read this installation's client id"
         case .storeOutboundAnswer: return "store the server's answer to a sent message or read mark"
+        case .readNotificationContent: return "read the messages it stored, for notifications"
         }
     }
 }

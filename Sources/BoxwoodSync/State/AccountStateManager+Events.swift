@@ -34,6 +34,7 @@ extension AccountStateManager {
         case let .committed(events):
             statistics.commits += 1
             for event in events { eventContinuation.yield(event) }
+            await notify(events)
             return .committed
         case .cursorMoved:
             statistics.discardedBatches += 1
@@ -51,6 +52,58 @@ extension AccountStateManager {
         if let details { metadata["details"] = "\(details)" }
         SyncLog.logger.error("sync storage failed; the work is tried again later", metadata: metadata)
         eventContinuation.yield(.storageFailed(failure))
+        notificationCenter.post([.storageFailed(failure)])
+    }
+
+    /// Posts a committed batch's events as notifications, with the new and edited messages read in one transaction
+    /// (only when someone subscribed). A read the database refuses is posted as a storage failure, and the messages
+    /// with the blank summary of a message that cannot be read.
+    private func notify(_ events: [SyncEvent]) async {
+        guard notificationCenter.hasSubscribers, !events.isEmpty else { return }
+        var ids: [MessageId] = []
+        var reacted: [MessageId] = []
+        for event in events {
+            switch event {
+            case let .newMessages(new, _): ids += new
+            case let .editedMessages(edited): ids += edited
+            case let .reactionsChanged(changed): reacted += changed
+            default: break
+            }
+        }
+        var summaries: [MessageId: SyncMessageSummary] = [:]
+        var reactions: [MessageId: [ApiReaction]] = [:]
+        var kinds: [SyncNotification.Kind] = []
+        if !ids.isEmpty || !reacted.isEmpty {
+            let (summarized, withReactions) = (ids, reacted)
+            do {
+                (summaries, reactions) = try await batches.store.run(.readNotificationContent) { transaction in
+                    var read: [MessageId: SyncMessageSummary] = [:]
+                    for id in summarized { read[id] = try SyncMessageSummary.read(id, in: transaction) }
+                    var current: [MessageId: [ApiReaction]] = [:]
+                    for id in withReactions {
+                        if let message = try transaction.getMessage(id) { current[id] = SyncMessageContent.content(of: message).reactions }
+                    }
+                    return (read, current)
+                }
+            } catch {
+                kinds.append(.storageFailed(error))
+            }
+        }
+        func summary(_ id: MessageId) -> SyncMessageSummary {
+            summaries[id] ?? SyncMessageSummary(id: id, chatTitle: nil, authorName: nil, preview: "", outgoing: false)
+        }
+        for event in events {
+            switch event {
+            case let .newMessages(new, source): kinds += new.map { .newMessage(summary($0), source) }
+            case let .editedMessages(edited): kinds += edited.map { .edited(summary($0)) }
+            case let .deletedMessages(deleted, source): kinds.append(.deleted(deleted, source))
+            case let .readStatesChanged(peers, source): kinds += peers.sorted().map { .read($0, source) }
+            case let .reactionsChanged(changed): kinds += changed.map { .reactions($0, reactions[$0] ?? []) }
+            case let .storageFailed(failure): kinds.append(.storageFailed(failure))
+            case let .outboundFailed(failure): kinds.append(.outboundFailed(failure))
+            }
+        }
+        notificationCenter.post(kinds)
     }
 
     /// Reports an outbound operation the server refused for good: on ``events`` and, as a warning, in the log.
@@ -59,6 +112,7 @@ extension AccountStateManager {
             "action": "\(failure.action.rawValue)", "peer": "\(failure.peerId)", "reason": "\(failure.reason)", "account": "\(accountPeerId)",
         ])
         eventContinuation.yield(.outboundFailed(failure))
+        notificationCenter.post([.outboundFailed(failure)])
     }
 
     func recordHoleFill(messages: Int) {

@@ -54,6 +54,17 @@ public actor AccountStateManager {
     /// Events of committed batches, in commit order, and the storage failures that ended an operation.
     public nonisolated let events: AsyncStream<SyncEvent>
     let eventContinuation: AsyncStream<SyncEvent>.Continuation
+    /// The subscribers of ``notifications(bufferSize:)``.
+    nonisolated let notificationCenter = SyncNotificationCenter()
+
+    /// The committed changes with their content, for any number of consumers (a notification layer, a UI, a
+    /// badge): each call is a new subscription with its own buffer of `bufferSize` notifications. When a consumer
+    /// falls behind by more than that, its oldest notifications are dropped and the jump in
+    /// ``SyncNotification/sequence`` tells it so (it reads the database again); the sync layer never waits for it.
+    /// Ending the iteration ends the subscription.
+    public nonisolated func notifications(bufferSize: Int = 256) -> AsyncStream<SyncNotification> {
+        notificationCenter.subscribe(bufferSize: bufferSize)
+    }
 
     /// A manager whose transactions run on `postbox`.
     public init(postbox: Postbox, transport: any SyncTransport, accountPeerId: PeerId, configuration: SyncConfiguration = SyncConfiguration()) {

@@ -38,6 +38,8 @@ public struct SyncStorageError: Error, Hashable, Sendable, CustomStringConvertib
         case readClientIdentity
         /// Storing the server's answer to an outbound operation and removing the operation from its queue.
         case storeOutboundAnswer
+        /// Reading the messages a batch stored, for ``AccountStateManager/notifications(bufferSize:)``.
+        case readNotificationContent
     }
 
     /// What the database threw.

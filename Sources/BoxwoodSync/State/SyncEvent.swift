@@ -10,6 +10,10 @@ public enum SyncEvent: Hashable, Sendable {
     case deletedMessages([MessageId], SyncSource)
     /// Chats whose read state changed.
     case readStatesChanged(Set<PeerId>, SyncSource)
+    /// Stored messages whose text or media changed (a newer edit version stored).
+    case editedMessages([MessageId])
+    /// Stored messages whose reactions changed.
+    case reactionsChanged([MessageId])
     /// The database refused a read or write of the sync layer: the operation it belonged to ended without storing
     /// anything (the cursors did not move), and is tried again by the next poll or fill.
     case storageFailed(SyncStorageError)

@@ -52,7 +52,12 @@ struct SyncReplayer {
             }
             events.newMessages(added, source)
         case let .editMessage(message):
-            try SyncStorage.updateIfNewer(message, accountPeerId: accountPeerId, in: transaction)
+            let id = SyncStorage.messageId(message)
+            switch try SyncStorage.updateIfNewer(message, accountPeerId: accountPeerId, in: transaction) {
+            case .edited: events.edited(id)
+            case .reactions: events.reactions(id)
+            case .none, .other: break
+            }
         case let .deleteMessagesWithGlobalIds(ids, source):
             var found: [MessageId] = []
             for id in ids { if let messageId = try transaction.getMessageId(globalId: id) { found.append(messageId) } }
@@ -102,5 +107,22 @@ private struct EventRecorder {
 
     mutating func readState(_ peerId: PeerId, _ source: SyncSource) {
         events.append(.readStatesChanged([peerId], source))
+    }
+
+    /// Edits and reaction changes are not tied to a source in the mutation: they are reported without one.
+    mutating func edited(_ id: MessageId) {
+        if case let .editedMessages(ids)? = events.last {
+            events[events.count - 1] = .editedMessages(ids + [id])
+        } else {
+            events.append(.editedMessages([id]))
+        }
+    }
+
+    mutating func reactions(_ id: MessageId) {
+        if case let .reactionsChanged(ids)? = events.last {
+            events[events.count - 1] = .reactionsChanged(ids + [id])
+        } else {
+            events.append(.reactionsChanged([id]))
+        }
     }
 }

@@ -87,15 +87,31 @@ enum SyncStorage {
     /// Replaces a stored message with `message` when the server's copy is newer (revision, then edit version) or
     /// differs in the pinned flag; does nothing when the message is not stored (an edit or a reaction for a message
     /// deleted here).
-    static func updateIfNewer(_ message: ApiMessage, accountPeerId: PeerId, in transaction: Transaction) throws {
+    @discardableResult
+    static func updateIfNewer(_ message: ApiMessage, accountPeerId: PeerId, in transaction: Transaction) throws -> MessageChange {
         let id = messageId(message)
-        guard let stored = try transaction.getMessage(id) else { return }
+        guard let stored = try transaction.getMessage(id) else { return .none }
         let newer = (message.content.revision, message.editVersion) > version(stored)
         let pinnedDiffers = stored.tags.contains(pinnedTag) != message.pinned
-        guard newer || pinnedDiffers else { return }
+        guard newer || pinnedDiffers else { return .none }
         var replacement = storeMessage(message)
         if !newer { replacement = restored(stored, tags: message.pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)) }
         try transaction.updateMessage(id, replacement)
+        guard newer else { return .other }
+        if message.editVersion > editVersion(stored) || message.text != stored.text { return .edited }
+        let reactions = SyncMessageContent.content(of: stored).reactions
+        return reactions != message.content.reactions ? .reactions : .other
+    }
+
+    /// What ``updateIfNewer(_:accountPeerId:in:)`` changed in a stored message.
+    enum MessageChange {
+        case none
+        /// The text or the media (a new edit version).
+        case edited
+        /// Only the reactions (and perhaps counters).
+        case reactions
+        /// Something else: the pin, counters.
+        case other
     }
 
     static func setPinned(_ id: MessageId, _ pinned: Bool, in transaction: Transaction) throws {
