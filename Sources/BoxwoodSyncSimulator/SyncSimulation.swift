@@ -113,9 +113,20 @@ public enum SyncSimulation {
         }
     }
 
-    /// The client's edits, reactions and deletions of one round, on messages it has stored.
+    /// The client's edits, reactions and deletions of one round, on messages it has stored. A message the sync
+    /// layer deleted between the pick and the action is skipped (`OutboundError.messageNotFound`), as an app's
+    /// action on a message that just went away would be.
     private static func messageActions(client: SyncClient, chats: [PeerId], round: Int, parameters: SyncSimulationParameters,
                                        random: inout some RandomNumberGenerator) async throws {
+        do {
+            try await messageActionsOnStored(client: client, chats: chats, round: round, parameters: parameters, random: &random)
+        } catch OutboundError.messageNotFound {
+            // Deleted meanwhile.
+        }
+    }
+
+    private static func messageActionsOnStored(client: SyncClient, chats: [PeerId], round: Int, parameters: SyncSimulationParameters,
+                                               random: inout some RandomNumberGenerator) async throws {
         let actionable = chats.filter { $0.namespace != SyncNamespaces.secretChat }
         guard !actionable.isEmpty else { return }
         func pick(_ random: inout some RandomNumberGenerator) -> PeerId { actionable[Int.random(in: 0..<actionable.count, using: &random)] }
