@@ -111,23 +111,14 @@ extension ServerState {
             let emoji = contentRandom.element(of: Self.reactionEmoji)!
             var reactions = message.content.reactions
             if contentRandom.chance(0.4) {
-                // The account's own choice (from another device): move it to `emoji`, or take it back.
-                if let mine = reactions.firstIndex(where: \.chosen) {
-                    reactions[mine].count -= 1
-                    reactions[mine].chosen = false
-                }
-                if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
-                    reactions[index].count += 1
-                    reactions[index].chosen = true
-                } else {
-                    reactions.append(ApiReaction(emoji: emoji, count: 1, chosen: true))
-                }
+                // The account's own choice, made on another device.
+                reactions = reactions.choosing(emoji)
             } else if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
                 reactions[index].count += 1
             } else {
                 reactions.append(ApiReaction(emoji: emoji, count: 1, chosen: false))
             }
-            message.content.reactions = reactions.filter { $0.count > 0 }
+            message.content.reactions = reactions
             if peer.namespace == SyncNamespaces.channel { message.content.views = (message.content.views ?? 0) + 1 }
             message.content.revision += 1
             chats[peer]!.messages[message.id] = message

@@ -46,20 +46,7 @@ extension ServerState {
         if case let .edited(answer)? = mutationAnswers[mutation] { return answer }
         if let reason = refusal(peerId: peerId, id: id, mustBeOwn: false) { throw .rejected(reason: reason) }
         var message = chats[peerId]!.messages[id]!
-        var reactions = message.content.reactions
-        if let mine = reactions.firstIndex(where: \.chosen) {
-            reactions[mine].count -= 1
-            reactions[mine].chosen = false
-        }
-        if let emoji {
-            if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
-                reactions[index].count += 1
-                reactions[index].chosen = true
-            } else {
-                reactions.append(ApiReaction(emoji: emoji, count: 1, chosen: true))
-            }
-        }
-        message.content.reactions = reactions.filter { $0.count > 0 }
+        message.content.reactions = message.content.reactions.choosing(emoji)
         message.content.revision += 1
         let answer = recordEdit(message)
         mutationAnswers[mutation] = .edited(answer)

@@ -50,11 +50,7 @@ enum MessageFormat {
     }
 
     /// The name of a stored peer: a user's display name, a chat's title; nil for other peer types.
-    static func name(of peer: (any Peer)?) -> String? {
-        if let user = peer as? SyncUser { return user.displayName }
-        if let chat = peer as? SyncChat { return chat.title }
-        return nil
-    }
+    static func name(of peer: (any Peer)?) -> String? { SyncPeerNames.name(of: peer) }
 
     /// The kind of chat a peer namespace holds in the sync layer.
     static func kind(of peerId: PeerId) -> String {
@@ -105,17 +101,6 @@ extension MessageFormat {
         if let reactions = reactions(content.reactions) { parts.append(reactions) }
         if let views = content.views { parts.append("👁 \(views)") }
         return parts
-    }
-
-    /// A short label of a message's media for a chat-list preview: `📷`, `📎 report.pdf`, `🎤`, `🔗 Page 3`, `❓ poll`.
-    static func previewLabel(_ media: ApiMessageMedia?) -> String? {
-        switch media {
-        case nil: return nil
-        case .photo?: return "📷"
-        case let .document(document)?: return document.mimeType.hasPrefix("audio/") ? "🎤" : "📎 " + (document.fileName ?? "file")
-        case let .webPage(page)?: return "🔗 " + (page.title ?? page.url)
-        case let .unsupported(kind)?: return "❓ " + kind
-        }
     }
 
     /// Reactions as `👍 3 ❤️ 1*` (`*`: the account's own).

@@ -52,6 +52,41 @@ import Foundation
         }
     }
 
+    /// A database at `path` taken through a first checkpoint (the old file) and three more (the current one): both
+    /// files, the WAL, the model of the current contents, and the pages (metas excepted) whose bytes differ.
+    struct Snapshots {
+        let old: [UInt8]
+        let current: [UInt8]
+        let wal: [UInt8]
+        let model: [Int: [UInt8]]
+        let changed: [Int]
+
+        static func offset(_ page: Int) -> Int { EncryptionHeader.size + page * PageCipher.slotSize }
+
+        /// The current file with `pages` put back as they were in the old one.
+        func rolledBack(_ pages: [Int]) -> [UInt8] {
+            var bytes = current
+            for page in pages { bytes.replaceSubrange(Self.offset(page)..<Self.offset(page + 1), with: old[Self.offset(page)..<Self.offset(page + 1)]) }
+            return bytes
+        }
+    }
+
+    func snapshots(at path: String, rng: inout SplitMix64) throws -> Snapshots {
+        var model: [Int: [UInt8]] = [:]
+        let box = try ValueBox(path: path, options: EncryptionFixtures.options())
+        try change(box, &model, round: 0, rng: &rng)
+        let old = try readFile(path + "/data")
+        for round in 1...3 { try change(box, &model, round: round, rng: &rng) }
+        try box.close()
+        let current = try readFile(path + "/data")
+        let pages = (min(old.count, current.count) - EncryptionHeader.size) / PageCipher.slotSize
+        let offset = Snapshots.offset
+        // Pages 0 and 1 are the metas: a whole older meta is a whole older database, which no file format can tell
+        // from the real one without state kept elsewhere (docs/encryption.md).
+        let changed = (2..<pages).filter { old[offset($0)..<offset($0 + 1)] != current[offset($0)..<offset($0 + 1)] }
+        return Snapshots(old: old, current: current, wal: try readFile(path + "/wal"), model: model, changed: changed)
+    }
+
     /// Snapshots the data file after a first checkpoint, changes the database through several more (so that pages
     /// freed by one are reused by the next with new contents), then puts back the first snapshot's version of each
     /// page whose bytes differ — one page at a time, and all of them at once. Each is refused or harmless.
@@ -62,34 +97,19 @@ import Foundation
         var rng = SplitMix64(seed: seed)
         let path = temporaryDatabasePath("enc-rollback")
         defer { removeItem(path) }
-        var model: [Int: [UInt8]] = [:]
-        let box = try ValueBox(path: path, options: EncryptionFixtures.options())
-        try change(box, &model, round: 0, rng: &rng)
-        let old = try readFile(path + "/data")
-        for round in 1...3 { try change(box, &model, round: round, rng: &rng) }
-        try box.close()
-        let current = try readFile(path + "/data")
-        let wal = try readFile(path + "/wal")
-
-        let slot = PageCipher.slotSize
-        let pages = (min(old.count, current.count) - EncryptionHeader.size) / slot
-        let offset = { (page: Int) in EncryptionHeader.size + page * slot }
-        // Pages 0 and 1 are the metas: a whole older meta is a whole older database, which no file format can tell
-        // from the real one without state kept elsewhere (docs/encryption.md).
-        let changed = (2..<pages).filter { old[offset($0)..<offset($0 + 1)] != current[offset($0)..<offset($0 + 1)] }
+        let snapshots = try snapshots(at: path, rng: &rng)
+        let changed = snapshots.changed
         #expect(changed.count > 10, "only \(changed.count) pages were rewritten in place")
 
         var detected = 0
         if many {
-            var rolledBack = current
-            for page in changed { rolledBack.replaceSubrange(offset(page)..<offset(page + 1), with: old[offset(page)..<offset(page + 1)]) }
-            if try readCopy(data: rolledBack, wal: wal, model: model, what: "all \(changed.count) rewritten pages rolled back") { detected += 1 }
+            if try readCopy(data: snapshots.rolledBack(changed), wal: snapshots.wal, model: snapshots.model,
+                            what: "all \(changed.count) rewritten pages rolled back") { detected += 1 }
             #expect(detected == 1)
         } else {
             for page in changed {
-                var rolledBack = current
-                rolledBack.replaceSubrange(offset(page)..<offset(page + 1), with: old[offset(page)..<offset(page + 1)])
-                if try readCopy(data: rolledBack, wal: wal, model: model, what: "page \(page) rolled back") { detected += 1 }
+                if try readCopy(data: snapshots.rolledBack([page]), wal: snapshots.wal, model: snapshots.model,
+                                what: "page \(page) rolled back") { detected += 1 }
             }
             // A rewritten page may be free now (nothing reads it): most are in use.
             #expect(detected * 2 > changed.count, "only \(detected) of \(changed.count) rolled-back pages were detected")
@@ -101,24 +121,12 @@ import Foundation
         var rng = SplitMix64(seed: 7)
         let path = temporaryDatabasePath("enc-rollback-check")
         defer { removeItem(path) }
-        var model: [Int: [UInt8]] = [:]
-        let box = try ValueBox(path: path, options: EncryptionFixtures.options())
-        try change(box, &model, round: 0, rng: &rng)
-        let old = try readFile(path + "/data")
-        for round in 1...3 { try change(box, &model, round: round, rng: &rng) }
-        try box.close()
-        let current = try readFile(path + "/data")
-        let wal = try readFile(path + "/wal")
-        let slot = PageCipher.slotSize
-        let offset = { (page: Int) in EncryptionHeader.size + page * slot }
-        let pages = (min(old.count, current.count) - EncryptionHeader.size) / slot
+        let snapshots = try snapshots(at: path, rng: &rng)
         var named = 0
-        for page in (2..<pages) where old[offset(page)..<offset(page + 1)] != current[offset(page)..<offset(page + 1)] {
-            var rolledBack = current
-            rolledBack.replaceSubrange(offset(page)..<offset(page + 1), with: old[offset(page)..<offset(page + 1)])
+        for page in snapshots.changed {
+            try writeFile(path + "/data", snapshots.rolledBack([page]))
             // Each try starts from the same files (closing a box may checkpoint).
-            try writeFile(path + "/data", rolledBack)
-            try writeFile(path + "/wal", wal)
+            try writeFile(path + "/wal", snapshots.wal)
             // A page the open itself reads (the catalog, the freelist) is refused there, by its number.
             if try namedByOpenOrCheck(path: path, page: page) { named += 1 }
         }

@@ -91,4 +91,16 @@ public enum SyncMessageContent {
         content.groupedId = message.groupingKey
         return content
     }
+
+    /// A short label of a message's media for previews (chat list, notifications): `📷`, `📎 report.pdf`, `🎤`,
+    /// `🔗 Page 3`, `❓ poll`; nil without media.
+    public static func previewLabel(_ media: ApiMessageMedia?) -> String? {
+        switch media {
+        case nil: return nil
+        case .photo?: return "📷"
+        case let .document(document)?: return document.mimeType.hasPrefix("audio/") ? "🎤" : "📎 " + (document.fileName ?? "file")
+        case let .webPage(page)?: return "🔗 " + (page.title ?? page.url)
+        case let .unsupported(kind)?: return "❓ " + kind
+        }
+    }
 }

@@ -48,22 +48,8 @@ extension SyncMessageSummary {
         guard let message = try transaction.getMessage(id) else {
             return SyncMessageSummary(id: id, chatTitle: nil, authorName: nil, preview: "", outgoing: false)
         }
-        let content = SyncMessageContent.content(of: message)
-        var label = ""
-        switch content.media {
-        case nil: break
-        case .photo?: label = "📷 "
-        case let .document(document)?: label = document.mimeType.hasPrefix("audio/") ? "🎤 " : "📎 \(document.fileName ?? "file") "
-        case let .webPage(page)?: label = "🔗 \(page.title ?? page.url) "
-        case let .unsupported(kind)?: label = "❓ \(kind) "
-        }
-        return SyncMessageSummary(id: id, chatTitle: name(of: message.peer), authorName: name(of: message.author),
+        let label = SyncMessageContent.previewLabel(SyncMessageContent.content(of: message).media).map { $0 + " " } ?? ""
+        return SyncMessageSummary(id: id, chatTitle: SyncPeerNames.name(of: message.peer), authorName: SyncPeerNames.name(of: message.author),
                                   preview: label + message.text, outgoing: !message.flags.contains(.incoming))
-    }
-
-    private static func name(of peer: (any Peer)?) -> String? {
-        if let user = peer as? SyncUser { return user.displayName }
-        if let chat = peer as? SyncChat { return chat.title }
-        return nil
     }
 }

@@ -52,7 +52,7 @@ extension OutboundQueue {
             }
             let previous = SyncMessageContent.content(of: message).reactions
             let mutation = try SyncStorage.nextMutation(in: transaction)
-            try transaction.updateMessage(id, SyncStorage.restored(message, reactions: Self.choosing(emoji, in: previous)))
+            try transaction.updateMessage(id, SyncStorage.restored(message, reactions: previous.choosing(emoji)))
             _ = try transaction.operationLogAddEntry(peerId: id.peerId, tag: SyncOperationLogTags.messageActions, tagMergedIndex: .automatic,
                                                      contents: SendReactionOperation(messageId: id.id, emoji: emoji, previousReactions: previous,
                                                                                      mutation: mutation.sequence))
@@ -77,24 +77,6 @@ extension OutboundQueue {
         }
     }
 
-    /// `reactions` with the account's choice moved to `emoji` (nil: taken back), as the server counts it.
-    static func choosing(_ emoji: String?, in reactions: [ApiReaction]) -> [ApiReaction] {
-        var reactions = reactions
-        if let mine = reactions.firstIndex(where: \.chosen) {
-            reactions[mine].count -= 1
-            reactions[mine].chosen = false
-        }
-        if let emoji {
-            if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
-                reactions[index].count += 1
-                reactions[index].chosen = true
-            } else {
-                reactions.append(ApiReaction(emoji: emoji, count: 1, chosen: true))
-            }
-        }
-        return reactions.filter { $0.count > 0 }
-    }
-
     private static func removeSendEntries(peerId: PeerId, localId: MessageId, in transaction: Transaction) throws {
         guard let randomId = try transaction.getMessage(localId)?.globallyUniqueId else { return }
         var matching: [Int32] = []
@@ -107,74 +89,67 @@ extension OutboundQueue {
 
     // MARK: Consumers
 
-    /// Sends an edit; its answer (the edit update) goes to the state manager, which stores the server's version.
-    func edit(_ operation: EditMessageOperation, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) -> Bool {
-        guard let mutation = try await mutationId(operation.mutation) else { return false }
+    /// Sends an edit; its answer (the edit update) goes to the state manager. Refused: the old text is put back
+    /// unless the message changed since (a newer version from the server, another edit).
+    func edit(_ operation: EditMessageOperation, key: EntryKey) async throws(SyncError) -> Bool {
+        let id = MessageId(peerId: key.peerId, namespace: SyncNamespaces.cloudMessages, id: operation.messageId)
         let transport = transport
-        do throws(SyncError) {
-            let answer = try await manager.request("editMessage", peerId: peerId) { () async throws(SyncTransportError) in
-                try await transport.editMessage(peerId: peerId, id: operation.messageId, text: operation.text, mutation: mutation)
+        return try await sendAction("editMessage", .edit, sequence: operation.mutation, key: key, messageIds: [id], call: { mutation async throws(SyncTransportError) in
+            try await transport.editMessage(peerId: key.peerId, id: operation.messageId, text: operation.text, mutation: mutation)
+        }, undo: { transaction in
+            if let message = try transaction.getMessage(id), message.text == operation.text {
+                try transaction.updateMessage(id, SyncStorage.restored(message, text: operation.previousText))
             }
-            try await finish(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, answer: answer)
-        } catch let .rejected(_, reason) {
-            let id = MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: operation.messageId)
-            try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, failure: OutboundFailure(peerId: peerId, action: .edit, messageIds: [id], reason: reason)) { transaction in
-                // Undone unless the message changed since (a newer version from the server, another edit).
-                if let message = try transaction.getMessage(id), message.text == operation.text {
-                    try transaction.updateMessage(id, SyncStorage.restored(message, text: operation.previousText))
-                }
-            }
-        }
-        return true
+        })
     }
 
-    /// Sends a deletion; the answer's pts step (users and groups) goes to the state manager.
-    func delete(_ operation: DeleteMessagesOperation, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) -> Bool {
-        guard let mutation = try await mutationId(operation.mutation) else { return false }
+    /// Sends a deletion; the answer's pts step (users and groups) goes to the state manager. Refused: the messages
+    /// stay deleted here.
+    func delete(_ operation: DeleteMessagesOperation, key: EntryKey) async throws(SyncError) -> Bool {
+        let ids = operation.ids.map { MessageId(peerId: key.peerId, namespace: SyncNamespaces.cloudMessages, id: $0) }
         let transport = transport
-        do throws(SyncError) {
-            let answer = try await manager.request("deleteMessages", peerId: peerId) { () async throws(SyncTransportError) in
-                try await transport.deleteMessages(peerId: peerId, ids: operation.ids, mutation: mutation)
-            }
-            var step: ApiUpdates?
-            if let pts = answer.pts, answer.ptsCount > 0 {
-                step = .updates(updates: [.deleteMessages(ids: operation.ids, pts: pts, ptsCount: answer.ptsCount)], users: [], chats: [], date: 0, seq: 0)
-            }
-            try await finish(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, answer: step)
-        } catch let .rejected(_, reason) {
-            let ids = operation.ids.map { MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: $0) }
-            try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex,
-                             failure: OutboundFailure(peerId: peerId, action: .delete, messageIds: ids, reason: reason)) { _ in }
-        }
-        return true
+        return try await sendAction("deleteMessages", .delete, sequence: operation.mutation, key: key, messageIds: ids, call: { mutation async throws(SyncTransportError) in
+            let answer = try await transport.deleteMessages(peerId: key.peerId, ids: operation.ids, mutation: mutation)
+            guard let pts = answer.pts, answer.ptsCount > 0 else { return nil }
+            return .updates(updates: [.deleteMessages(ids: operation.ids, pts: pts, ptsCount: answer.ptsCount)], users: [], chats: [], date: 0, seq: 0)
+        }, undo: { _ in })
     }
 
-    /// Sends a reaction; its answer (the message's edit update) goes to the state manager.
-    func react(_ operation: SendReactionOperation, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) -> Bool {
-        guard let mutation = try await mutationId(operation.mutation) else { return false }
+    /// Sends a reaction; its answer (the message's edit update) goes to the state manager. Refused: the previous
+    /// reactions are put back unless they changed since.
+    func react(_ operation: SendReactionOperation, key: EntryKey) async throws(SyncError) -> Bool {
+        let id = MessageId(peerId: key.peerId, namespace: SyncNamespaces.cloudMessages, id: operation.messageId)
+        let shown = operation.previousReactions.choosing(operation.emoji)
         let transport = transport
+        return try await sendAction("sendReaction", .react, sequence: operation.mutation, key: key, messageIds: [id], call: { mutation async throws(SyncTransportError) in
+            try await transport.sendReaction(peerId: key.peerId, id: operation.messageId, emoji: operation.emoji, mutation: mutation)
+        }, undo: { transaction in
+            if let message = try transaction.getMessage(id), SyncMessageContent.content(of: message).reactions == shown {
+                try transaction.updateMessage(id, SyncStorage.restored(message, reactions: operation.previousReactions))
+            }
+        })
+    }
+
+    /// Sends one message action with its persisted mutation id (`call`, which returns the updates to hand to the
+    /// state manager), then removes its entry; refused for good, removes it with `undo` and reports the refusal.
+    /// False when it cannot be sent (no client id).
+    private func sendAction(_ operationName: String, _ action: OutboundFailure.Action, sequence: Int64, key: EntryKey, messageIds: [MessageId],
+                            call: @escaping @Sendable (ClientMutationId) async throws(SyncTransportError) -> ApiUpdates?,
+                            undo: @escaping @Sendable (Transaction) throws -> Void) async throws(SyncError) -> Bool {
+        guard let mutation = try await mutationId(sequence) else { return false }
         do throws(SyncError) {
-            let answer = try await manager.request("sendReaction", peerId: peerId) { () async throws(SyncTransportError) in
-                try await transport.sendReaction(peerId: peerId, id: operation.messageId, emoji: operation.emoji, mutation: mutation)
-            }
-            try await finish(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, answer: answer)
+            let answer = try await manager.request(operationName, peerId: key.peerId) { () async throws(SyncTransportError) in try await call(mutation) }
+            try await finish(key, answer: answer)
         } catch let .rejected(_, reason) {
-            let id = MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: operation.messageId)
-            let shown = Self.choosing(operation.emoji, in: operation.previousReactions)
-            try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex, failure: OutboundFailure(peerId: peerId, action: .react, messageIds: [id], reason: reason)) { transaction in
-                if let message = try transaction.getMessage(id), SyncMessageContent.content(of: message).reactions == shown {
-                    try transaction.updateMessage(id, SyncStorage.restored(message, reactions: operation.previousReactions))
-                }
-            }
+            try await giveUp(key, failure: OutboundFailure(peerId: key.peerId, action: action, messageIds: messageIds, reason: reason), undo: undo)
         }
         return true
     }
 
     /// Flags the local copy of a message the server refused to send as failed, with the reason, and removes its entry.
-    func markFailed(_ operation: SendMessageOperation, reason: String, peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32) async throws(SyncError) {
-        let localId = try await localMessageId(peerId: peerId, randomId: operation.randomId)
-        try await giveUp(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex,
-                         failure: OutboundFailure(peerId: peerId, action: .send, messageIds: localId.map { [$0] } ?? [], reason: reason)) { transaction in
+    func markFailed(_ operation: SendMessageOperation, reason: String, key: EntryKey) async throws(SyncError) {
+        let localId = try await localMessageId(peerId: key.peerId, randomId: operation.randomId)
+        try await giveUp(key, failure: OutboundFailure(peerId: key.peerId, action: .send, messageIds: localId.map { [$0] } ?? [], reason: reason)) { transaction in
             guard let localId, let message = try transaction.getMessage(localId) else { return }
             var flags = message.flags
             flags.remove(.unsent)
@@ -195,20 +170,19 @@ extension OutboundQueue {
     }
 
     /// Removes the entry (the answer stored), then hands the answer's updates to the state manager.
-    private func finish(peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32, answer: ApiUpdates?) async throws(SyncError) {
+    private func finish(_ key: EntryKey, answer: ApiUpdates?) async throws(SyncError) {
         let failure = await storeAnswer { transaction in
-            _ = try transaction.operationLogRemoveEntry(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex)
+            _ = try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
         }
         if let answer { await manager.addUpdates(answer) }
         if let failure { throw .storage(failure) }
     }
 
     /// Removes a refused entry with its local consequence (`undo`) in one transaction and reports the refusal.
-    func giveUp(peerId: PeerId, tag: PeerOperationLogTag, tagLocalIndex: Int32, failure: OutboundFailure,
-                undo: @escaping @Sendable (Transaction) throws -> Void) async throws(SyncError) {
+    func giveUp(_ key: EntryKey, failure: OutboundFailure, undo: @escaping @Sendable (Transaction) throws -> Void) async throws(SyncError) {
         let storageFailure = await storeAnswer { transaction in
             try undo(transaction)
-            _ = try transaction.operationLogRemoveEntry(peerId: peerId, tag: tag, tagLocalIndex: tagLocalIndex)
+            _ = try transaction.operationLogRemoveEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
         }
         if let storageFailure { throw .storage(storageFailure) }
         await manager.report(failure)

@@ -10,7 +10,8 @@ import Boxwood
 /// flagged failed with the reason, a refused edit or reaction is undone — and reported as
 /// ``SyncEvent/outboundFailed(_:)``.
 public actor OutboundQueue {
-    private struct EntryKey: Hashable {
+    /// An operation-log entry: its chat, queue and index.
+    struct EntryKey: Hashable {
         let peerId: PeerId
         let tag: PeerOperationLogTag
         let tagLocalIndex: Int32
@@ -147,18 +148,18 @@ public actor OutboundQueue {
             } else if let operation = contents as? SynchronizeReadStateOperation {
                 stored = try await read(operation, key: key)
             } else if let operation = contents as? EditMessageOperation {
-                stored = try await edit(operation, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+                stored = try await edit(operation, key: key)
             } else if let operation = contents as? DeleteMessagesOperation {
-                stored = try await delete(operation, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+                stored = try await delete(operation, key: key)
             } else if let operation = contents as? SendReactionOperation {
-                stored = try await react(operation, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+                stored = try await react(operation, key: key)
             }
             // Unknown contents (a newer app version): the entry is left.
         } catch let .rejected(operation, reason) {
             // A refusal the operation did not handle itself (a read position): the entry is given up.
             let failure = OutboundFailure(peerId: key.peerId, action: .send, messageIds: [], reason: "\(operation): \(reason)")
             do throws(SyncError) {
-                try await giveUp(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex, failure: failure) { _ in }
+                try await giveUp(key, failure: failure) { _ in }
                 stored = true
             } catch {
                 try? await Task.sleep(for: manager.configuration.retryInitialDelay)
@@ -216,7 +217,7 @@ public actor OutboundQueue {
                 try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
             }
         } catch let .rejected(_, reason) {
-            try await markFailed(operation, reason: reason, peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex)
+            try await markFailed(operation, reason: reason, key: key)
             return true
         }
         let accountPeerId = manager.accountPeerId

@@ -166,3 +166,25 @@ public struct ApiReaction: Hashable, Sendable, Codable {
         self.chosen = chosen
     }
 }
+
+extension Array where Element == ApiReaction {
+    /// These reactions with the account's choice moved to `emoji` (nil: taken back), counted as the server counts
+    /// them: the old choice loses one, the new one gains one, a reaction left at 0 goes. The one rule for the
+    /// server's `sendReaction`, the client's optimistic copy and the simulated traffic.
+    public func choosing(_ emoji: String?) -> [ApiReaction] {
+        var reactions = self
+        if let mine = reactions.firstIndex(where: \.chosen) {
+            reactions[mine].count -= 1
+            reactions[mine].chosen = false
+        }
+        if let emoji {
+            if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
+                reactions[index].count += 1
+                reactions[index].chosen = true
+            } else {
+                reactions.append(ApiReaction(emoji: emoji, count: 1, chosen: true))
+            }
+        }
+        return reactions.filter { $0.count > 0 }
+    }
+}

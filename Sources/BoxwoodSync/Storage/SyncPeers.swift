@@ -140,3 +140,13 @@ public struct SyncMessageAttribute: MessageAttribute, Equatable {
         if revision != 0 { encoder.encodeInt32(revision, forKey: "r") }
     }
 }
+
+/// The names the sync layer's peers show.
+public enum SyncPeerNames {
+    /// A stored user's display name or a chat's title; nil for a peer that is not stored or of another type.
+    public static func name(of peer: (any Peer)?) -> String? {
+        if let user = peer as? SyncUser { return user.displayName }
+        if let chat = peer as? SyncChat { return chat.title }
+        return nil
+    }
+}

@@ -21,7 +21,7 @@ enum ChatListScreen {
             var preview = ""
             if let message = item.topMessage {
                 let content = SyncMessageContent.content(of: message)
-                let label = MessageFormat.previewLabel(content.media).map { $0 + " " } ?? ""
+                let label = SyncMessageContent.previewLabel(content.media).map { $0 + " " } ?? ""
                 let reply = content.replyTo != nil ? "↩ " : ""
                 preview = (message.flags.contains(.incoming) ? "" : "you: ") + reply + label + message.text
                 if let reactions = MessageFormat.reactions(content.reactions) { preview += "  " + reactions }
