@@ -1,4 +1,5 @@
 // boxwood-sync-child <db path> <account peer id as Int64> [--view <peer id>,<peer id>,…] [--pts-limit <n>]
+//                    [--mastership if-vacant|take-over]
 //
 // A sync client in its own process, the victim of the kill-and-restart sync test (Tests/BoxwoodSyncTests/
 // SyncKillTests.swift). It opens (or creates) the database, syncs over a PipeTransport on stdin/stdout — the
@@ -7,8 +8,12 @@
 // (send, read, edit, react, quiesce, exit) until `exit` or end of file on stdin. Peer ids are packed Int64s
 // (`PeerId.toInt64()`). Stdout is reserved for the protocol: anything else goes to stderr.
 //
+// `--mastership` is how the client claims the database (SyncMastership; `if-vacant` by default, so a child started
+// while another child's process syncs the same database does not sync: it logs "master elsewhere: process N" and
+// exits 6). A child whose claim another child takes over logs "mastership lost" and keeps serving commands.
+//
 // Exit status: 0 after `exit` or when the parent is gone; 2 on bad arguments; 3 when the database cannot be
-// opened; 4 when the protocol descriptors cannot be set up.
+// opened; 4 when the protocol descriptors cannot be set up; 6 when another running process is the master.
 
 import Boxwood
 import BoxwoodPlatform
@@ -42,6 +47,7 @@ func openTransport() -> PipeTransport {
 var arguments = Array(CommandLine.arguments.dropFirst())
 var viewedPeers: [PeerId] = []
 var ptsTotalLimit: Int32?
+var mastership = SyncMastership.ifVacant
 var positional: [String] = []
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
@@ -54,6 +60,13 @@ while !arguments.isEmpty {
         guard let value = arguments.first.flatMap({ Int32($0) }) else { log("--pts-limit needs a number"); exit(2) }
         arguments.removeFirst()
         ptsTotalLimit = value
+    case "--mastership":
+        switch arguments.first {
+        case "if-vacant": mastership = .ifVacant
+        case "take-over": mastership = .takeOver
+        default: log("--mastership needs if-vacant or take-over"); exit(2)
+        }
+        arguments.removeFirst()
     default:
         positional.append(argument)
     }
@@ -82,7 +95,11 @@ do {
 // again). Nothing else in this process reads the events.
 let storageFailureLog = Task {
     for await event in client.manager.events {
-        if case let .storageFailed(failure) = event { log("storage failed: \(failure)") }
+        switch event {
+        case let .storageFailed(failure): log("storage failed: \(failure)")
+        case let .mastershipLost(holder): log("mastership lost: \(holder)")
+        default: break
+        }
     }
 }
 
@@ -97,7 +114,15 @@ for peerId in viewedPeers {
         }
     })
 }
-await client.start()
+do {
+    try await client.start(mastership: mastership)
+} catch let SyncError.masterElsewhere(processId) {
+    log("master elsewhere: process \(processId)")
+    exit(6)
+} catch {
+    log("cannot start syncing: \(error)")
+    exit(3)
+}
 log("started on \(positional[0]), viewing \(viewedPeers)")
 
 /// Stops the client and exits; a watchdog exits anyway if stopping hangs.

@@ -214,7 +214,7 @@ struct HostileServerTests {
         let directory = SyncTemporaryDirectory()
         for run in 1...2 {
             let client = try await client(server, directory)
-            await client.start()
+            try await client.start()
             #expect(await settles(client.manager), "run \(run)")
             #expect(try await stored(client, cloudId(Int32.max)), "run \(run)")
             #expect(try await cursor(client)?.pts == 2, "run \(run)")
@@ -234,7 +234,7 @@ struct HostileServerTests {
             messages: [message(Int32.max)], chats: [], users: [alice, bob], state: ScriptedServer.start))
         let directory = SyncTemporaryDirectory()
         let client = try await client(server, directory)
-        await client.start()
+        try await client.start()
         #expect(await settles(client.manager))
         #expect(try await stored(client, cloudId(Int32.max)))
         let holes = try await client.postbox.transaction { transaction in
@@ -252,7 +252,7 @@ struct HostileServerTests {
         let server = ScriptedServer()
         let directory = SyncTemporaryDirectory()
         let client = try await client(server, directory)
-        await client.start()
+        try await client.start()
         #expect(await settles(client.manager))
         let pollsBefore = await server.count("getDifference")
         await server.push(.updatesCombined(updates: [.userStatus(userId: alice.id, status: .offline(wasOnline: Int32.min))], users: [alice],
@@ -275,7 +275,7 @@ struct HostileServerTests {
         let server = ScriptedServer()
         let directory = SyncTemporaryDirectory()
         let client = try await client(server, directory)
-        await client.start()
+        try await client.start()
         #expect(await settles(client.manager))
         await server.push(.updateShortMessage(id: 8, userId: alice.id, text: "from the future", outgoing: false,
                                               pts: Int32.max, ptsCount: 1, date: 3))
@@ -297,7 +297,7 @@ struct HostileServerTests {
         })
         let directory = SyncTemporaryDirectory()
         let client = try await client(server, directory)
-        await client.start()
+        try await client.start()
         #expect(await settles(client.manager), "the manager kept asking for the same slice")
         #expect(await client.manager.statistics.implausibleAnswers == 1)
         #expect(await server.count("getDifference") == 1)
@@ -317,7 +317,7 @@ struct HostileServerTests {
         })
         let directory = SyncTemporaryDirectory()
         let client = try await client(server, directory)
-        await client.start()
+        try await client.start()
         #expect(await settles(client.manager))
         await server.push(.updateShort(update: .channelTooLong(channelId: channelId, pts: nil), date: 3))
         #expect(await settles(client.manager), "the manager kept asking for the same channel difference")
@@ -341,7 +341,7 @@ struct HostileServerTests {
                                     .floodWait(seconds: 1e30), .floodWait(seconds: .signalingNaN)])
         let directory = SyncTemporaryDirectory()
         let client = try await client(server, directory) { $0.floodWaitLimit = .milliseconds(5) }
-        await client.start()
+        try await client.start()
         #expect(await settles(client.manager))
         #expect(await client.manager.statistics.retries == 5)
         #expect(try await cursor(client) == SyncAccountState(ScriptedServer.start))
@@ -362,7 +362,7 @@ struct HostileServerTests {
         let client = try await client(server, directory) { $0.holeFillPageSize = 2 }
         let views = client.postbox.view(.messageHistory(peerId: alice.id, namespace: SyncNamespaces.cloudMessages, count: 10))
         let viewing = Task { for try await _ in views {} }
-        await client.start()
+        try await client.start()
         for (phase, target) in [(1, 2), (2, 4)] {
             var fetched = false
             for _ in 0..<500 where !fetched {

@@ -26,7 +26,7 @@ struct OutboundActionTests {
                                                transport: server, configuration: .fast)
         let stream = client.manager.events
         let events = Task { var all: [SyncEvent] = []; for await event in stream { all.append(event) }; return all }
-        await client.start()
+        try await client.start()
         await client.waitUntilQuiet()
         return Session(server: server, client: client, directory: directory, events: events)
     }

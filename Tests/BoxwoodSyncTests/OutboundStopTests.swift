@@ -14,7 +14,7 @@ struct OutboundStopTests {
         let directory = SyncTemporaryDirectory()
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: server, configuration: .fast)
-        await client.start()
+        try await client.start()
         await client.waitUntilQuiet()
         let chat = try #require(server.snapshot().chatStates.keys.sorted().first)
 

@@ -95,7 +95,7 @@ struct ResetRaceTests {
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: transport, configuration: .fast)
         await transport.arm()
-        await client.start()
+        try await client.start()
         await transport.waitUntilHolding()
         return HeldFirstSync(server: server, transport: transport, directory: directory, client: client, secretChat: secretChat)
     }

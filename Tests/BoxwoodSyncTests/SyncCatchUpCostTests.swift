@@ -19,7 +19,7 @@ struct SyncCatchUpCostTests {
         configuration.channelDifferenceLimit = 100
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: server, configuration: configuration)
-        await client.start()
+        try await client.start()
         await client.waitUntilQuiet()
         let chats = server.snapshot().chatStates.keys.sorted()
         #expect(chats.count >= 20)

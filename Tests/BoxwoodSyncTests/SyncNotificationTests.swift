@@ -13,7 +13,7 @@ struct SyncNotificationTests {
         let directory = SyncTemporaryDirectory()
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId, transport: server,
                                                configuration: .fast)
-        await client.start()
+        try await client.start()
         await client.waitUntilQuiet()
         return (server, client, directory)
     }

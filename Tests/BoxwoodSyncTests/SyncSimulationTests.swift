@@ -31,7 +31,7 @@ struct SyncSimulationTests {
         let chats = server.snapshot().chatStates.keys.sorted()
         let viewed = Array(chats.shuffled(using: &random).prefix(3))
         await observer.observe(client, viewing: viewed, count: 15)
-        await client.start()
+        try await client.start()
         // The first sync is a reset from the dialog list (no events); traffic starts after it.
         await client.waitUntilQuiet()
         let createdBefore = server.messagesCreated()

@@ -133,7 +133,7 @@ struct SyncStorageFailureTests {
         let fixture = try await Self.fixture(seed: 22)
         let manager = fixture.client.manager
         var events = manager.events.makeAsyncIterator()
-        await fixture.client.start()
+        try await fixture.client.start()
         try await manager.synchronize()
         await fixture.client.waitUntilQuiet()
         let cursor = try await Self.storedCursor(fixture.postbox)
@@ -154,7 +154,7 @@ struct SyncStorageFailureTests {
     func refusedHoleFillIsReported() async throws {
         let fixture = try await Self.fixture(seed: 24)
         var events = fixture.client.manager.events.makeAsyncIterator()
-        await fixture.client.start()
+        try await fixture.client.start()
         try await fixture.client.manager.synchronize()
         await fixture.client.waitUntilQuiet()
 

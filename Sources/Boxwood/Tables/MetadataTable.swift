@@ -16,6 +16,10 @@ final class MetadataTable: Table {
         case transactionStateVersion = 3
         case masterClientId = 4
         case remoteContactCount = 6
+        /// The ``MasterClientProcess`` of the last `becomeMasterClient`: the MasterClientId it was recorded with.
+        case masterProcessClientId = 7
+        /// … and the packed identity (`ProcessIdentity.packed`) of the process that made it.
+        case masterProcess = 8
 
         var key: ValueBoxKey { ValueBoxKey(int64: rawValue) }
     }
@@ -98,6 +102,18 @@ final class MetadataTable: Table {
     func setMasterClientId(_ id: Int64) throws {
         try valueBox.setInt64(table, key: Key.masterClientId.key, id)
         updatedMasterClientId = id
+    }
+
+    /// The process recorded by the last ``setMasterProcess(_:)``, nil when none was.
+    func masterProcess() throws -> MasterClientProcess? {
+        guard let clientId = try valueBox.decodeInteger(table, key: Key.masterProcessClientId.key, as: Int64.self),
+              let identity = try valueBox.decodeInteger(table, key: Key.masterProcess.key, as: Int64.self) else { return nil }
+        return MasterClientProcess(clientId: clientId, packedIdentity: UInt64(bitPattern: identity))
+    }
+
+    func setMasterProcess(_ process: MasterClientProcess) throws {
+        try valueBox.setInt64(table, key: Key.masterProcessClientId.key, process.clientId)
+        try valueBox.setInt64(table, key: Key.masterProcess.key, Int64(bitPattern: process.packedIdentity))
     }
 
     // MARK: Remote contact count

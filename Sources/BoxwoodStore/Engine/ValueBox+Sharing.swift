@@ -320,5 +320,20 @@ extension ValueBox {
         do { try becomeMasterClient() } catch { abort(); throw error }
         try commit()
     }
+
+    /// Gives up being the master client: the MasterClientId becomes 0 (none), durably, as a commit that other
+    /// processes see. Nothing is written when this value box is not the master (another one took over: its claim
+    /// stays). Inside a transaction it becomes part of that transaction; outside, it runs one.
+    public func resignMasterClient() throws(BoxwoodError) {
+        if transaction != nil {
+            try checkWritable()
+            guard state.masterClientId == sessionClientId else { return }
+            try perform(.setMasterClientId(0))
+            return
+        }
+        try begin()
+        do { try resignMasterClient() } catch { abort(); throw error }
+        try commit()
+    }
 }
 

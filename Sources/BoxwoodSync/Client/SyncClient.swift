@@ -3,12 +3,25 @@ import BoxwoodStore
 
 /// A synced account on an embedded database: the Postbox, the state manager, the hole filler and the outbound
 /// queue, started and stopped together.
+///
+/// **One sync client per database.** Several processes share one database (an app and its extensions), but only
+/// the master client syncs it (Postbox's `MasterClientId`). ``start(mastership:)`` claims the database — at once
+/// (``SyncMastership/takeOver``, the app in the foreground) or only when no running process holds it
+/// (``SyncMastership/ifVacant``, an extension; a master whose process was killed is taken over). From then on
+/// every transaction of the sync engine checks, inside the transaction, that this client is still the master
+/// (``SyncMasterFence``); the first that finds another master stops this client (``SyncEvent/mastershipLost(_:)``).
+/// A client syncs for one term: after ``stopSyncing()`` or a lost claim, create a new one to sync again. What the
+/// app does through ``outbound`` (send, read, edit) is stored in any process: the master's queue sends it.
 public final class SyncClient: Sendable {
     public let postbox: Postbox
     public let manager: AccountStateManager
     public let holeFiller: MessageHistoryHoleFiller
     public let outbound: OutboundQueue
     public let accountPeerId: PeerId
+    /// Fences the engine's transactions once the client claimed the database.
+    private let fence: SyncMasterFence
+    /// The store under the fence (the app's and the claim's transactions run on it).
+    private let store: any SyncStore
 
     /// What a sync database is created with: every chat starts as one hole; account-wide message ids of users
     /// and groups are indexed (deletes name only the id); text is indexed for search.
@@ -71,23 +84,82 @@ public final class SyncClient: Sendable {
         self.postbox = postbox
         self.accountPeerId = accountPeerId
         let store = store ?? postbox
-        manager = AccountStateManager(store: store, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
-        holeFiller = MessageHistoryHoleFiller(postbox: postbox, store: store, manager: manager, transport: transport, configuration: configuration)
-        outbound = OutboundQueue(postbox: postbox, store: store, manager: manager, transport: transport)
+        let fence = SyncMasterFence()
+        let fenced = SyncMasterFencedStore(base: store, fence: fence)
+        self.store = store
+        self.fence = fence
+        manager = AccountStateManager(store: fenced, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
+        holeFiller = MessageHistoryHoleFiller(postbox: postbox, store: fenced, manager: manager, transport: transport, configuration: configuration)
+        outbound = OutboundQueue(postbox: postbox, store: fenced, manager: manager, transport: transport)
     }
 
-    /// Starts syncing: difference first, then pushes; hole filling and outbound queues.
-    public func start() async {
+    /// Claims the database for this client (the master client, see ``SyncMastership``) and starts syncing:
+    /// difference first, then pushes; hole filling and outbound queues.
+    ///
+    /// - Throws: ``SyncError/masterElsewhere(processId:)`` when `mastership` is ``SyncMastership/ifVacant`` and
+    ///   another running process holds the database (nothing started; the app reads what that process stores);
+    ///   ``SyncError/storage(_:)`` when the claim could not be stored.
+    public func start(mastership: SyncMastership = .takeOver) async throws(SyncError) {
+        let holder: MasterClientState
+        do {
+            holder = try await store.run(.claimMastership) { transaction in
+                let holder = try transaction.masterClientState()
+                if mastership == .ifVacant, case .running = holder { return holder }
+                try transaction.becomeMasterClient()
+                return .this
+            }
+        } catch {
+            throw .storage(error)
+        }
+        if case let .running(processId) = holder { throw .masterElsewhere(processId: processId) }
+        fence.arm { [weak self] holder in
+            Task { await self?.lostMastership(to: holder) }
+        }
         await manager.start()
         await holeFiller.start()
         await outbound.start()
     }
 
-    /// Stops every part (requests in flight stop retrying) and closes the database.
-    public func stop() async throws {
+    /// Who holds the database now (``MasterClientState/this`` while this client syncs it).
+    public func mastershipState() async throws(SyncError) -> MasterClientState {
+        do {
+            return try await store.run(.claimMastership) { transaction in try transaction.masterClientState() }
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Another client claimed the database: every part stops (the manager's last event is
+    /// ``SyncEvent/mastershipLost(_:)``).
+    private func lostMastership(to holder: MasterClientState) async {
+        await outbound.stop()
+        await holeFiller.stop()
+        await manager.stop(lostMastershipTo: holder)
+        fence.disarm()
+    }
+
+    /// Stops every part (requests in flight stop retrying) and gives up the claim on the database, so that another
+    /// process may sync it (``SyncMastership/ifVacant``); the Postbox stays open. What an app does when it leaves
+    /// the foreground.
+    ///
+    /// - Throws: ``SyncError/storage(_:)`` when giving up the claim could not be stored (the parts are stopped;
+    ///   the claim stays until another client takes over, or this process ends).
+    public func stopSyncing() async throws(SyncError) {
         await outbound.stop()
         await holeFiller.stop()
         await manager.stop()
+        guard fence.isArmed else { return }
+        fence.disarm()
+        do {
+            try await store.run(.resignMastership) { transaction in try transaction.resignMasterClient() }
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Stops syncing (``stopSyncing()``) and closes the database.
+    public func stop() async throws {
+        try await stopSyncing()
         try await postbox.close()
     }
 

@@ -10,6 +10,7 @@ extension SyncError: LocalizedError {
         case let .storage(failure): return failure.errorDescription
         case .stopped: return "The sync manager stopped before the operation finished."
         case let .rejected(operation, reason): return "The server refused \(operation) (\(reason))."
+        case let .masterElsewhere(processId): return "Another process (\(processId)) syncs this database."
         }
     }
 
@@ -25,6 +26,7 @@ extension SyncError: LocalizedError {
         case let .storage(failure): return failure.recoverySuggestion
         case .stopped: return "Start the sync client again."
         case .rejected: return "Nothing was applied; asking again gives the same answer. Change what was asked (another message, another chat)."
+        case .masterElsewhere: return "Read what it stores (views update with its commits), or start with .takeOver to sync here instead."
         }
     }
 }
@@ -56,6 +58,8 @@ extension SyncStorageError.Operation {
         case .readClientIdentity: return "read this installation's client id"
         case .storeOutboundAnswer: return "store the server's answer to a sent message or read mark"
         case .readNotificationContent: return "read the messages it stored, for notifications"
+        case .claimMastership: return "claim the database for syncing"
+        case .resignMastership: return "give up its claim on the database"
         }
     }
 }
@@ -68,6 +72,7 @@ extension SyncStorageError.Cause {
         case let .postbox(error): return error
         case let .decoding(error): return error
         case let .encoding(error): return error
+        case let .mastershipLost(holder): return OtherCause(errorDescription: "Another client took over syncing this database (\(holder)).")
         case let .other(description): return OtherCause(errorDescription: description)
         }
     }

@@ -25,6 +25,8 @@ public struct SyncNotification: Hashable, Sendable {
         case outboundFailed(OutboundFailure)
         /// The database refused a write of the sync layer (it is tried again).
         case storageFailed(SyncStorageError)
+        /// Another client took over syncing the database: no more notifications come from this manager.
+        case mastershipLost(MasterClientState)
     }
 }
 

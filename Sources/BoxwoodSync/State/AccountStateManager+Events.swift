@@ -45,7 +45,11 @@ extension AccountStateManager {
     /// Emits a storage failure on ``events`` and logs it as an error (``SyncLog``: metadata `operation`, `error`,
     /// `account`, and `peer` plus `details` when given): one that ended an operation of the queue, or one of the
     /// work around it (a hole fill, an outbound answer). It is not rethrown: the work is tried again later.
+    ///
+    /// A refusal by the master fence (``SyncStorageError/Cause/mastershipLost(_:)``) is not a failure to report
+    /// here: the client stops syncing and reports ``SyncEvent/mastershipLost(_:)`` once.
     func deliver(_ failure: SyncStorageError, peerId: PeerId? = nil, details: String? = nil) {
+        if case .mastershipLost = failure.cause { return }
         var metadata: Logger.Metadata = ["operation": "\(failure.operation.rawValue)", "error": "\(failure.cause)",
                                          "account": "\(accountPeerId)"]
         if let peerId { metadata["peer"] = "\(peerId)" }
@@ -101,6 +105,7 @@ extension AccountStateManager {
             case let .reactionsChanged(changed): kinds += changed.map { .reactions($0, reactions[$0] ?? []) }
             case let .storageFailed(failure): kinds.append(.storageFailed(failure))
             case let .outboundFailed(failure): kinds.append(.outboundFailed(failure))
+            case let .mastershipLost(holder): kinds.append(.mastershipLost(holder))
             }
         }
         notificationCenter.post(kinds)

@@ -136,6 +136,17 @@ public actor AccountStateManager {
         resumeIdleWaiters()
     }
 
+    /// Stops because another client became the master of the database: ``SyncEvent/mastershipLost(_:)`` (and the
+    /// notification) is the last event, then everything ``stop()`` does.
+    func stop(lostMastershipTo holder: MasterClientState) async {
+        guard !stopped else { return }
+        SyncLog.logger.warning("another client took over syncing this database; this client stops",
+                               metadata: ["account": "\(accountPeerId)", "holder": "\(holder)"])
+        eventContinuation.yield(.mastershipLost(holder))
+        notificationCenter.post([.mastershipLost(holder)])
+        await stop()
+    }
+
     // MARK: Input
 
     /// Hands pushed updates to the manager (the push connection does this itself).

@@ -11,12 +11,16 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case stopped
     /// The server refused a request for good (``SyncTransportError/rejected(reason:)``); it is not retried.
     case rejected(operation: String, reason: String)
+    /// Another process's client is the master of this database and its process runs
+    /// (``SyncMastership/ifVacant``): this client does not sync. The app reads what the master stores.
+    case masterElsewhere(processId: Int32)
 
     public var description: String {
         switch self {
         case let .storage(failure): return "sync storage failed: \(failure)"
         case .stopped: return "the sync manager stopped"
         case let .rejected(operation, reason): return "the server refused \(operation): \(reason)"
+        case let .masterElsewhere(processId): return "process \(processId) syncs this database (it is the master client)"
         }
     }
 }
@@ -40,6 +44,10 @@ public struct SyncStorageError: Error, Hashable, Sendable, CustomStringConvertib
         case storeOutboundAnswer
         /// Reading the messages a batch stored, for ``AccountStateManager/notifications(bufferSize:)``.
         case readNotificationContent
+        /// Claiming the database for this client's sync (``SyncClient/start(mastership:)``).
+        case claimMastership
+        /// Giving the claim up (``SyncClient/stopSyncing()``).
+        case resignMastership
     }
 
     /// What the database threw.
@@ -52,6 +60,9 @@ public struct SyncStorageError: Error, Hashable, Sendable, CustomStringConvertib
         case decoding(PostboxDecodingError)
         /// A value could not be encoded.
         case encoding(PostboxEncodingError)
+        /// Another client became the master of the database (``SyncClient/start(mastership:)``): this client's
+        /// engine transactions are refused, and the client stops syncing (``SyncEvent/mastershipLost(_:)``).
+        case mastershipLost(MasterClientState)
         /// Any other error a transaction threw, by its description.
         case other(String)
 
@@ -61,6 +72,7 @@ public struct SyncStorageError: Error, Hashable, Sendable, CustomStringConvertib
             case let error as PostboxError: self = .postbox(error)
             case let error as PostboxDecodingError: self = .decoding(error)
             case let error as PostboxEncodingError: self = .encoding(error)
+            case let error as SyncMastershipLost: self = .mastershipLost(error.holder)
             default: self = .other(String(describing: error))
             }
         }
@@ -71,6 +83,7 @@ public struct SyncStorageError: Error, Hashable, Sendable, CustomStringConvertib
             case let .postbox(error): return String(describing: error)
             case let .decoding(error): return String(describing: error)
             case let .encoding(error): return String(describing: error)
+            case let .mastershipLost(holder): return "another client is the master (\(holder))"
             case let .other(description): return description
             }
         }

@@ -20,4 +20,8 @@ public enum SyncEvent: Hashable, Sendable {
     /// The server refused an outbound operation for good: a message to send is now flagged failed (with
     /// ``SyncSendFailureAttribute``), a refused edit or reaction was undone locally.
     case outboundFailed(OutboundFailure)
+    /// Another client became the master of the database (``SyncMastership/takeOver`` in another process, or in
+    /// this one): this client stopped syncing; the last event of its stream. The app reads what the new master
+    /// stores, and may start a new ``SyncClient`` to take the database back.
+    case mastershipLost(MasterClientState)
 }

@@ -40,7 +40,7 @@ struct SyncBatchStore: Sendable {
     func replay(_ batch: SyncMutableState) async throws(SyncStorageError) -> BatchReplay {
         let replayer = replayer
         do {
-            return .committed(try await store.transaction { transaction in try replayer.replay(batch, in: transaction) })
+            return .committed(try await store.engineTransaction { transaction in try replayer.replay(batch, in: transaction) })
         } catch ReplayRejection.cursorMoved {
             return .cursorMoved
         } catch {
