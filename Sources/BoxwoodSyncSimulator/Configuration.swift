@@ -24,6 +24,10 @@ public struct SimulatedServerConfiguration: Hashable, Sendable {
     /// How many channels (the last ones) the account may read but not post in: a send there is refused for good
     /// with `CHAT_WRITE_FORBIDDEN` (0 by default).
     public var readOnlyChannels = 0
+    /// How many channels (the first ones) the server never pushes updates of and never announces in getDifference
+    /// (`channelTooLong`), as Telegram does for a channel the account previews without having joined it: the client
+    /// learns of their posts only by asking (getChannelDifference, while it keeps the channel polled). 0 by default.
+    public var unpushedChannels = 0
 
     /// A configuration; the defaults describe a small account: 12 users, 4 groups, 4 channels, 2 secret chats.
     public init(seed: UInt64 = 1, users: Int = 12, groups: Int = 4, channels: Int = 4, secretChats: Int = 2,

@@ -72,7 +72,8 @@ public struct SimulatedFaultStats: Hashable, Sendable {
 
 extension ServerState {
     /// Sends one push through the fault layer to the current connection.
-    mutating func deliver(_ updates: ApiUpdates) {
+    mutating func deliver(_ pushed: ApiUpdates) {
+        guard var updates = withoutUnpushedChannels(pushed) else { return }
         faultStats.pushesAttempted += 1
         guard connection != nil else {
             faultStats.lostWithoutConnection += 1
@@ -84,7 +85,6 @@ extension ServerState {
             closeConnection()
             return
         }
-        var updates = updates
         if pushRandom.chance(faults.tooLongPush) {
             faultStats.tooLongPushes += 1
             updates = .updatesTooLong

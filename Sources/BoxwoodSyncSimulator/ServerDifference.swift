@@ -29,6 +29,8 @@ extension ServerState {
         var newEncryptedMessages: [ApiEncryptedMessage] = []
         var otherUpdates: [ApiUpdate] = []
         var announcedChannels = Set<PeerId>()
+        // A channel whose updates are not pushed (one the account has not joined) is not announced either.
+        let unannounced = unpushedChannels
         var referenced: [PeerId] = []
         var taken = 0
         var lastTaken: AccountLogEntry?
@@ -55,7 +57,7 @@ extension ServerState {
                 otherUpdates.append(update)
                 referenced += referencedPeers(update)
             case let .channelActivity(channelId):
-                if announcedChannels.insert(channelId).inserted {
+                if !unannounced.contains(channelId), announcedChannels.insert(channelId).inserted {
                     otherUpdates.append(.channelTooLong(channelId: channelId, pts: nil))
                     referenced.append(channelId)
                 }

@@ -144,6 +144,11 @@ struct ServerState {
         chats.keys.sorted()
     }
 
+    /// The channels whose updates are never pushed (``SimulatedServerConfiguration/unpushedChannels``).
+    var unpushedChannels: Set<PeerId> {
+        Set(channels.prefix(max(0, configuration.unpushedChannels)))
+    }
+
     /// The channels the account may not post in (``SimulatedServerConfiguration/readOnlyChannels``).
     var readOnlyChannels: Set<PeerId> {
         Set(channels.suffix(max(0, configuration.readOnlyChannels)))

@@ -85,6 +85,11 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         withState { $0.snapshot() }
     }
 
+    /// The channels whose updates are never pushed (``SimulatedServerConfiguration/unpushedChannels``).
+    public var unpushedChannels: Set<PeerId> {
+        withState { $0.unpushedChannels }
+    }
+
     /// The incoming messages created since the simulation started (including ones deleted later), by chat: user and
     /// group messages, channel posts and secret-chat messages.
     public func messagesCreated() -> [PeerId: Set<Int32>] {

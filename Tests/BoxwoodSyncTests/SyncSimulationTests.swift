@@ -19,6 +19,9 @@ struct SyncSimulationTests {
             differenceSliceSize: 8 + Int(seed % 7), channelTooLongThreshold: resets ? 6 : 200, faults: .realistic)
         // Every fourth seed: a channel the account may not post in, so sends there are refused and left failed.
         serverConfiguration.readOnlyChannels = seed % 4 == 1 ? 1 : 0
+        // Every fifth seed: a channel whose updates are never pushed, which the client keeps polled (an open
+        // channel the account has not joined): only polling brings its posts.
+        serverConfiguration.unpushedChannels = seed % 5 == 2 ? 1 : 0
         let server = SimulatedServer(configuration: serverConfiguration)
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast
@@ -32,6 +35,8 @@ struct SyncSimulationTests {
         let viewed = Array(chats.shuffled(using: &random).prefix(3))
         await observer.observe(client, viewing: viewed, count: 15)
         try await client.start()
+        var polling: [ChannelPolling] = []
+        for channel in server.unpushedChannels.sorted() { polling.append(await client.manager.pollChannel(channel)) }
         // The first sync is a reset from the dialog list (no events); traffic starts after it.
         await client.waitUntilQuiet()
         let createdBefore = server.messagesCreated()
@@ -52,6 +57,14 @@ struct SyncSimulationTests {
         }
         try await SyncSimulation.runTraffic(client: client, server: server, parameters: parameters, random: &random)
         await SyncSimulation.quiesce(client: client, server: server)
+        if !polling.isEmpty {
+            // Two poll rounds after the traffic ended: the polled channel has everything.
+            let rounds = await client.manager.statistics.channelPollRounds
+            for _ in 0..<500 where await client.manager.statistics.channelPollRounds < rounds + 2 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await client.waitUntilQuiet()
+        }
 
         var problems: [String] = []
         let report = try await ConsistencyCheck.check(client.postbox, server: server)
@@ -89,6 +102,7 @@ struct SyncSimulationTests {
             }
         }
         totals.add(report, statistics)
+        for handle in polling { handle.cancel() }
         try await client.stop()
         return problems.map { "seed \(seed): \($0)" }
     }

@@ -17,6 +17,7 @@ import Boxwood
 /// - `+Pushes`: pushed updates, gaps and held-back updates;
 /// - `+Difference`: getDifference and rebuilding from the dialog list;
 /// - `+Channels`: getChannelDifference;
+/// - `+ChannelPolling`: channels kept polled while the app shows them;
 /// - `+Requests`: server requests and their retries;
 /// - `+Events`: committing a batch and delivering its events and storage failures;
 /// - `SyncBatchStore`: reading the cursors and replaying a batch.
@@ -44,6 +45,13 @@ public actor AccountStateManager {
     /// past ``SyncConfiguration/gapPollLimit`` the held updates are dropped (see `gapWaitEnded`).
     var gapPollsInARow = 0
     var lastActivity = ContinuousClock.now
+
+    // Polled channels (kept by `+ChannelPolling`).
+    /// The channel of each live ``ChannelPolling`` handle, by handle number, in the order they were opened.
+    var polledChannels: [(handle: UInt64, channelId: PeerId)] = []
+    var nextPollHandle: UInt64 = 1
+    /// Runs while a channel is polled; nil otherwise (nothing wakes while no channel is open).
+    var channelPollTask: Task<Void, Never>?
 
     private var pushTask: Task<Void, Never>?
     private var idlePollTask: Task<Void, Never>?
@@ -119,6 +127,8 @@ public actor AccountStateManager {
         stopped = true
         pushTask?.cancel()
         idlePollTask?.cancel()
+        channelPollTask?.cancel()
+        channelPollTask = nil
         gapTimer?.cancel()
         gapTimer = nil
         // Queued custom work still runs (its requests end at once now), so no caller waits forever.

@@ -32,6 +32,13 @@ public struct SyncConfiguration: Sendable {
     public var reconnectDelay: Duration = .milliseconds(200)
     /// Poll the difference after this long without updates (Telegram: 15 minutes).
     public var idlePollInterval: Duration = .seconds(15 * 60)
+    /// How often a channel kept polled (``AccountStateManager/pollChannel(_:)``) is asked for its difference
+    /// (Telegram polls an open channel whose updates are not pushed about every 30 seconds, the `timeout` its
+    /// server gives).
+    public var channelPollInterval: Duration = .seconds(30)
+    /// At most this many channels are polled at once: the most recently opened ones (Telegram keeps polling only the
+    /// channels on screen). The others wait until one of them is closed.
+    public var maxPolledChannels = 5
 
     public init() {}
 
@@ -44,6 +51,7 @@ public struct SyncConfiguration: Sendable {
         configuration.retryMaxDelay = .milliseconds(40)
         configuration.holeCooldown = .milliseconds(50)
         configuration.reconnectDelay = .milliseconds(5)
+        configuration.channelPollInterval = .milliseconds(100)
         return configuration
     }
 }
@@ -62,6 +70,8 @@ public struct SyncStatistics: Sendable, Hashable, Codable {
     public var differenceTooLong = 0
     /// getChannelDifference calls.
     public var channelDifferenceRequests = 0
+    /// Rounds of polling the channels kept polled (``AccountStateManager/pollChannel(_:)``).
+    public var channelPollRounds = 0
     /// Channel difference answers that reset a channel (`tooLong`).
     public var channelTooLong = 0
     /// Holes (pages) filled from getHistory.
