@@ -41,7 +41,7 @@ let package = Package(
         // files that fail on command. Used by the tests and the crash workload; no shipped product contains it.
         .target(name: "BoxwoodStoreTesting", dependencies: ["BoxwoodStore", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "Boxwood", dependencies: ["BoxwoodStore", "BoxwoodFullText", "BoxwoodPlatform", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "BoxwoodSync", dependencies: ["BoxwoodStore", "Boxwood", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "BoxwoodSync", dependencies: ["BoxwoodStore", "Boxwood", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log")]),
         // A deterministic simulated server (with a fault layer) for testing the sync engine.
         .target(name: "BoxwoodSyncSimulator", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         // A sync client in its own process, over the simulator's process transport (the kill-and-restart sync test).

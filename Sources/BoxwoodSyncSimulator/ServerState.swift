@@ -119,6 +119,10 @@ struct ServerState {
     var createdIncoming: [PeerId: Set<Int32>]
     /// The messages sendMessage created (once per applied mutation), as created, in order.
     var sentMessages: [ApiMessage] = []
+    /// Uploads in progress or done, by file id (``ServerUpload``).
+    var uploads: [Int64: ServerUpload] = [:]
+    /// How many times each part of each upload was received (a resumed upload sends few parts twice).
+    var partsReceived: [Int64: [Int32: Int]] = [:]
 
     // Pushes.
     /// The current push stream (nil: disconnected).

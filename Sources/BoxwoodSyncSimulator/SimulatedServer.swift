@@ -85,6 +85,16 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         withState { $0.snapshot() }
     }
 
+    /// The bytes of upload `fileId` when every part is stored (nil otherwise).
+    public func uploadedFile(_ fileId: Int64) -> [UInt8]? {
+        withState { $0.uploads[fileId]?.assembled }
+    }
+
+    /// How many times each part of upload `fileId` was received.
+    public func partsReceived(_ fileId: Int64) -> [Int32: Int] {
+        withState { $0.partsReceived[fileId] ?? [:] }
+    }
+
     /// The channels whose updates are never pushed (``SimulatedServerConfiguration/unpushedChannels``).
     public var unpushedChannels: Set<PeerId> {
         withState { $0.unpushedChannels }
@@ -199,6 +209,35 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiAffectedMessages in
             try state.failRequestBeforeApplying()
             let answer = state.readHistory(peerId: peerId, maxId: maxId, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// Stores a part of an upload (faults as for ``sendMessage``: storing a part again is harmless).
+    public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
+        try withState { (state: inout ServerState) throws(SyncTransportError) in
+            try state.failRequestBeforeApplying()
+            try state.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes)
+            try state.loseAnswerAfterApplying()
+        }
+    }
+
+    /// Sends an uploaded file as a document message, at most once per `mutation` (faults as for ``sendMessage``).
+    public func sendMedia(peerId: PeerId, file: ApiInputFile, caption: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiUpdates in
+            try state.failRequestBeforeApplying()
+            let answer = try state.sendMedia(peerId: peerId, file: file, caption: caption, randomId: randomId, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// Forwards messages, at most once per `mutation` (faults as for ``sendMessage``).
+    public func forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiUpdates in
+            try state.failRequestBeforeApplying()
+            let answer = try state.forwardMessages(fromPeerId: fromPeerId, ids: ids, toPeerId: toPeerId, randomIds: randomIds, mutation: mutation)
             try state.loseAnswerAfterApplying()
             return answer
         }

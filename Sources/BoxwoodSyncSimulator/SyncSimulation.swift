@@ -1,4 +1,5 @@
 import Boxwood
+import Foundation
 import BoxwoodSync
 
 /// One client syncing against the simulated server under faults, then quiescence: the run the simulation tests
@@ -15,6 +16,12 @@ public struct SyncSimulationParameters: Sendable {
     public var editChance = 0.12
     public var reactChance = 0.12
     public var deleteChance = 0.06
+    /// Chance per round that the client forwards one of its stored messages to another chat.
+    public var forwardChance = 0.08
+    /// Chance per round that the client sends a file (written into ``fileDirectory``, uploaded in parts).
+    public var fileChance = 0.06
+    /// Where the files sent are written; nil: no file is sent.
+    public var fileDirectory: String?
     /// How many chats have a live history view open (their holes get filled).
     public var openHistoryViews = 3
     /// Messages per open history view.
@@ -145,6 +152,18 @@ public enum SyncSimulation {
         if Double.random(in: 0..<1, using: &random) < parameters.deleteChance,
            let id = try await storedMessage(client, in: pick(&random), outgoing: true, random: &random) {
             try await client.outbound.deleteMessages([id])
+        }
+        if Double.random(in: 0..<1, using: &random) < parameters.forwardChance,
+           let id = try await storedMessage(client, in: pick(&random), outgoing: nil, random: &random) {
+            try await client.outbound.forwardMessages([id], to: pick(&random), timestamp: Int32(1_700_000_000 + round))
+        }
+        if let directory = parameters.fileDirectory, Double.random(in: 0..<1, using: &random) < parameters.fileChance {
+            let path = directory + "/file-\(round)-\(random.next() % 1_000_000).bin"
+            let bytes = (0..<Int.random(in: 1...5_000, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            try await client.outbound.sendMedia(peerId: pick(&random), file: SyncOutgoingFile(path: path, fileName: "file-\(round).bin",
+                                                                                             mimeType: "application/octet-stream"),
+                                                caption: "file of round \(round)", timestamp: Int32(1_700_000_000 + round))
         }
     }
 

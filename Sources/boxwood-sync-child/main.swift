@@ -181,6 +181,24 @@ for await command in transport.commands {
         } catch {
             transport.reply(to: command.id, .failed("react: \(error)"))
         }
+    case let .sendFile(peerId, path, fileName, mimeType, caption):
+        do {
+            _ = try await client.outbound.sendMedia(peerId: peerId, file: SyncOutgoingFile(path: path, fileName: fileName, mimeType: mimeType),
+                                                    caption: caption, timestamp: Int32(Date().timeIntervalSince1970))
+            transport.reply(to: command.id, .queued)
+        } catch {
+            transport.reply(to: command.id, .failed("sendFile: \(error)"))
+        }
+    case let .forward(fromPeerId, ids, toPeerId):
+        do {
+            let sources = ids.map { MessageId(peerId: fromPeerId, namespace: SyncNamespaces.cloudMessages, id: $0) }
+            _ = try await client.outbound.forwardMessages(sources, to: toPeerId, timestamp: Int32(Date().timeIntervalSince1970))
+            transport.reply(to: command.id, .queued)
+        } catch OutboundError.messageNotFound {
+            transport.reply(to: command.id, .notStored)
+        } catch {
+            transport.reply(to: command.id, .failed("forward: \(error)"))
+        }
     case .quiesce:
         await client.waitUntilQuiet()
         await client.manager.requestDifference()

@@ -43,6 +43,7 @@ struct SyncSimulationTests {
         var parameters = SyncSimulationParameters()
         parameters.rounds = 12 + Int(seed % 10)
         parameters.eventsPerRound = 4 + Int(seed % 5)
+        parameters.fileDirectory = directory.path
         if resets {
             // A long offline stretch: traffic whose pushes are all lost, including a channel burst beyond the
             // channel threshold, so the client must reset the common box (difference tooLong) and the channel
@@ -102,6 +103,7 @@ struct SyncSimulationTests {
             }
         }
         totals.add(report, statistics)
+        totals.addSent(server.messagesSent())
         for handle in polling { handle.cancel() }
         try await client.stop()
         return problems.map { "seed \(seed): \($0)" }
@@ -124,7 +126,12 @@ struct SyncSimulationTests {
 /// Sums over the seeds of a run, printed so a run shows what it exercised.
 final class SimulationTotals: @unchecked Sendable {
     private(set) var compared = 0, inHoles = 0, holes = 0, gaps = 0, tooLong = 0, channelTooLong = 0, holeFills = 0
-    private(set) var applied = 0, duplicates = 0, discarded = 0, retries = 0
+    private(set) var applied = 0, duplicates = 0, discarded = 0, retries = 0, forwardsSent = 0, filesSent = 0
+
+    func addSent(_ messages: [ApiMessage]) {
+        forwardsSent += messages.filter { $0.content.forward != nil }.count
+        filesSent += messages.filter { if case .document? = $0.content.media { return true }; return false }.count
+    }
 
     func add(_ report: ConsistencyReport, _ statistics: SyncStatistics) {
         compared += report.messagesCompared
@@ -141,6 +148,6 @@ final class SimulationTotals: @unchecked Sendable {
     }
 
     var summary: String {
-        "messages compared \(compared), in holes \(inHoles), holes left \(holes), updates applied \(applied), duplicates skipped \(duplicates), gaps \(gaps), difference tooLong \(tooLong), channel tooLong \(channelTooLong), hole pages filled \(holeFills), batches discarded \(discarded), retries \(retries)"
+        "messages compared \(compared), in holes \(inHoles), holes left \(holes), updates applied \(applied), duplicates skipped \(duplicates), gaps \(gaps), difference tooLong \(tooLong), channel tooLong \(channelTooLong), hole pages filled \(holeFills), batches discarded \(discarded), retries \(retries), forwards sent \(forwardsSent), files sent \(filesSent)"
     }
 }

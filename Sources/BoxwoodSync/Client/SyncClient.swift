@@ -66,6 +66,8 @@ public final class SyncClient: Sendable {
         try declareEncodable(DeleteMessagesOperation.self)
         try declareEncodable(SendReactionOperation.self)
         try declareEncodable(SyncSendFailureAttribute.self)
+        try declareEncodable(SendMediaOperation.self)
+        try declareEncodable(ForwardMessagesOperation.self)
     }
 
     /// Opens (or creates) the database at `path` for the account.

@@ -128,7 +128,9 @@ extension OutboundError: LocalizedError {
         switch self {
         case .localMessageNotStored: return "The message could not be stored on this device."
         case let .messageNotFound(id): return "Message \(id) is not stored here, or the action does not apply to it."
-        case .mixedChats: return "One deletion can only hold messages of one chat."
+        case .mixedChats: return "One deletion or forward can only hold messages of one chat."
+        case let .fileUnreadable(path, reason): return "The file \(path) cannot be read (\(reason))."
+        case let .fileSizeUnsupported(path, size): return "The file \(path) has \(size) bytes, which cannot be sent (empty, or beyond the server's limit)."
         }
     }
 
@@ -137,7 +139,9 @@ extension OutboundError: LocalizedError {
         switch self {
         case .localMessageNotStored: return "Send it again."
         case .messageNotFound: return "Reload the chat; the message may have been deleted."
-        case .mixedChats: return "Delete the messages of each chat separately."
+        case .mixedChats: return "Delete or forward the messages of each chat separately."
+        case .fileUnreadable: return "Keep the file in place (in the app's container) until the message is sent, then send it again."
+        case .fileSizeUnsupported: return "Send a non-empty file within the server's size limit."
         }
     }
 }

@@ -99,14 +99,28 @@ public struct SyncSendFailureAttribute: MessageAttribute, Equatable {
     public static let postboxTypeName = "SyncSendFailureAttribute"
 
     public let reason: String
+    /// What ``OutboundQueue/resendMessage(_:)`` queues again for a file (from its first part); nil for text.
+    public let resendMedia: SendMediaOperation?
+    /// What ``OutboundQueue/resendMessage(_:)`` queues again for a forwarded copy (this message alone); nil for text.
+    public let resendForward: ForwardMessagesOperation?
 
-    public init(reason: String) { self.reason = reason }
+    public init(reason: String, resendMedia: SendMediaOperation? = nil, resendForward: ForwardMessagesOperation? = nil) {
+        self.reason = reason
+        self.resendMedia = resendMedia
+        self.resendForward = resendForward
+    }
 
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         reason = decoder.decodeStringForKey("r", orElse: "")
+        resendMedia = try decoder.decodeObjectForKey("m", as: SendMediaOperation.self)
+        resendForward = try decoder.decodeObjectForKey("f", as: ForwardMessagesOperation.self)
     }
 
-    public func encode(_ encoder: PostboxEncoder) { encoder.encodeString(reason, forKey: "r") }
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeString(reason, forKey: "r")
+        if let resendMedia { encoder.encodeObject(resendMedia, forKey: "m") }
+        if let resendForward { encoder.encodeObject(resendForward, forKey: "f") }
+    }
 }
 
 /// An outbound operation the server refused for good, reported on ``AccountStateManager/events``.

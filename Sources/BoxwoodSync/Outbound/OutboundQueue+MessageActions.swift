@@ -60,7 +60,7 @@ extension OutboundQueue {
     }
 
     /// Sends a message that failed (``MessageFlags/failed``) again: it is unsent once more, without its failure
-    /// reason, and queued with a new mutation id.
+    /// reason, and queued with a new mutation id (a file is uploaded again, a forwarded copy forwarded again).
     public func resendMessage(_ id: MessageId) async throws {
         try await store.transaction { transaction in
             guard let message = try transaction.getMessage(id), message.flags.contains(.failed), let randomId = message.globallyUniqueId else {
@@ -70,10 +70,23 @@ extension OutboundQueue {
             var flags = message.flags
             flags.remove(.failed)
             flags.insert(.unsent)
+            let failure = message.attributes.lazy.compactMap { $0 as? SyncSendFailureAttribute }.first
             try transaction.updateMessage(id, SyncStorage.restored(message, flags: flags,
                                                                    attributes: message.attributes.filter { !($0 is SyncSendFailureAttribute) }))
+            // A file is uploaded again from its first part, a forwarded copy forwarded again, text sent again.
+            let operation: any PostboxCoding
+            if let media = failure?.resendMedia {
+                operation = SendMediaOperation(randomId: media.randomId, fileId: media.fileId, path: media.path, fileName: media.fileName,
+                                               mimeType: media.mimeType, size: media.size, partSize: media.partSize, caption: media.caption,
+                                               mutation: mutation.sequence, nextPart: 0)
+            } else if let forward = failure?.resendForward {
+                operation = ForwardMessagesOperation(fromPeerId: forward.fromPeerId, ids: forward.ids, randomIds: forward.randomIds,
+                                                     mutation: mutation.sequence)
+            } else {
+                operation = SendMessageOperation(randomId: randomId, text: message.text, mutation: mutation.sequence)
+            }
             _ = try transaction.operationLogAddEntry(peerId: id.peerId, tag: SyncOperationLogTags.sendMessage, tagMergedIndex: .automatic,
-                                                     contents: SendMessageOperation(randomId: randomId, text: message.text, mutation: mutation.sequence))
+                                                     contents: operation)
         }
     }
 
@@ -146,16 +159,25 @@ extension OutboundQueue {
         return true
     }
 
-    /// Flags the local copy of a message the server refused to send as failed, with the reason, and removes its entry.
-    func markFailed(_ operation: SendMessageOperation, reason: String, key: EntryKey) async throws(SyncError) {
-        let localId = try await localMessageId(peerId: key.peerId, randomId: operation.randomId)
-        try await giveUp(key, failure: OutboundFailure(peerId: key.peerId, action: .send, messageIds: localId.map { [$0] } ?? [], reason: reason)) { transaction in
-            guard let localId, let message = try transaction.getMessage(localId) else { return }
-            var flags = message.flags
-            flags.remove(.unsent)
-            flags.insert(.failed)
-            try transaction.updateMessage(localId, SyncStorage.restored(message, flags: flags,
-                                                                        attributes: message.attributes + [SyncSendFailureAttribute(reason: reason)]))
+    /// Flags the local copies `randomIds` of what the server refused to send (or what could not be uploaded) as
+    /// failed, with the reason and what a resend queues again (`resendMedia` for a file, `resendForward` by random id
+    /// for forwarded copies; text otherwise), and removes the entry.
+    func markFailed(randomIds: [Int64], reason: String, key: EntryKey, resendMedia: SendMediaOperation? = nil,
+                    resendForward: [Int64: ForwardMessagesOperation] = [:]) async throws(SyncError) {
+        var localIds: [(Int64, MessageId)] = []
+        for randomId in randomIds {
+            if let localId = try await localMessageId(peerId: key.peerId, randomId: randomId) { localIds.append((randomId, localId)) }
+        }
+        let failedIds = localIds.map(\.1)
+        try await giveUp(key, failure: OutboundFailure(peerId: key.peerId, action: .send, messageIds: failedIds, reason: reason)) { [localIds] transaction in
+            for (randomId, localId) in localIds {
+                guard let message = try transaction.getMessage(localId) else { continue }
+                var flags = message.flags
+                flags.remove(.unsent)
+                flags.insert(.failed)
+                let failure = SyncSendFailureAttribute(reason: reason, resendMedia: resendMedia, resendForward: resendForward[randomId])
+                try transaction.updateMessage(localId, SyncStorage.restored(message, flags: flags, attributes: message.attributes + [failure]))
+            }
         }
     }
 

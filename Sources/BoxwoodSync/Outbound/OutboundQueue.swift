@@ -30,6 +30,11 @@ public actor OutboundQueue {
     private var sendTasks: [EntryKey: Task<Void, Never>] = [:]
     /// Operations whose answer was stored.
     public private(set) var completed = 0
+    /// The uploads this queue is running, by entry (see ``uploadsInProgress``).
+    var uploadProgress: [EntryKey: SyncUploadProgress] = [:]
+
+    /// The uploads running now, with their acknowledged parts (for a progress bar).
+    public var uploadsInProgress: [SyncUploadProgress] { Array(uploadProgress.values) }
 
     /// A queue watching `postbox`'s operation logs; its transactions run on `store` (`postbox` unless given).
     public init(postbox: Postbox, store: (any SyncStore)? = nil, manager: AccountStateManager, transport: any SyncTransport) {
@@ -153,6 +158,10 @@ public actor OutboundQueue {
                 stored = try await delete(operation, key: key)
             } else if let operation = contents as? SendReactionOperation {
                 stored = try await react(operation, key: key)
+            } else if let operation = contents as? SendMediaOperation {
+                stored = try await uploadAndSend(operation, key: key)
+            } else if let operation = contents as? ForwardMessagesOperation {
+                stored = try await forward(operation, key: key)
             }
             // Unknown contents (a newer app version): the entry is left.
         } catch let .rejected(operation, reason) {
@@ -165,7 +174,8 @@ public actor OutboundQueue {
                 try? await Task.sleep(for: manager.configuration.retryInitialDelay)
             }
         } catch let .storage(failure) {
-            let kind = contents is SendMessageOperation ? "send" : contents is SynchronizeReadStateOperation ? "read" : "message action"
+            let kind = contents is SendMessageOperation || contents is SendMediaOperation || contents is ForwardMessagesOperation ? "send"
+                : contents is SynchronizeReadStateOperation ? "read" : "message action"
             await manager.deliver(failure, peerId: key.peerId, details: "outbound \(kind) entry \(key.tagLocalIndex)")
             // Throws only when cancelled; the entry is tried again either way.
             try? await Task.sleep(for: manager.configuration.retryInitialDelay)
@@ -217,7 +227,7 @@ public actor OutboundQueue {
                 try await transport.sendMessage(peerId: key.peerId, text: operation.text, randomId: operation.randomId, mutation: mutation)
             }
         } catch let .rejected(_, reason) {
-            try await markFailed(operation, reason: reason, key: key)
+            try await markFailed(randomIds: [operation.randomId], reason: reason, key: key)
             return true
         }
         let accountPeerId = manager.accountPeerId
@@ -291,6 +301,12 @@ public enum OutboundError: Error, Sendable {
     /// The message to edit, react to or send again is not stored (or is not one the action applies to: an edit or
     /// a reaction needs a cloud message, a resend a failed local one).
     case messageNotFound(MessageId)
-    /// One deletion holds messages of several chats.
+    /// One deletion (or forward) holds messages of several chats.
     case mixedChats
+    /// The file to send cannot be read (gone, not readable, or changed since it was queued), with the system's
+    /// reason. Thrown by ``OutboundQueue/sendMedia(peerId:file:caption:timestamp:)``; found during the upload, it is
+    /// the reason the message is flagged failed.
+    case fileUnreadable(path: String, reason: String)
+    /// The file is empty, or larger than the server takes (``ApiUploadLimits``).
+    case fileSizeUnsupported(path: String, size: Int64)
 }

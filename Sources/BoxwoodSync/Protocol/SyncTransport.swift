@@ -48,6 +48,21 @@ public protocol SyncTransport: Sendable {
     /// Sets the account's reaction on message `id` of `peerId` (nil: takes it back); applied at most once per
     /// `mutation`. The answer carries the message's edit update.
     func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
+    /// Stores part `part` (0-based) of the upload `fileId` of `totalParts` parts (Telegram's
+    /// `upload.saveBigFilePart`). Parts may come in any order and again (a part stored again replaces itself).
+    /// Refused for good: `FILE_PART_INVALID` (a part outside `0..<totalParts`, empty, or larger than
+    /// ``ApiUploadLimits/maxPartSize``), `FILE_PARTS_INVALID` (`totalParts` out of range, or not the number the
+    /// upload's earlier parts gave).
+    func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError)
+    /// Sends the uploaded `file` as a document message of `peerId` with `caption`;
+    /// applied at most once per `mutation`. Refused for good: `FILE_PART_<n>_MISSING` (part n never stored),
+    /// `PEER_ID_INVALID`, `CHAT_WRITE_FORBIDDEN`. The answer carries the new message with its pts.
+    func sendMedia(peerId: PeerId, file: ApiInputFile, caption: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
+    /// Forwards messages `ids` of `fromPeerId` to `toPeerId` (`randomIds[i]` names the copy of `ids[i]`), at most
+    /// once per `mutation`. Ids that are gone are skipped; refused for good when none is left (`MESSAGE_ID_INVALID`),
+    /// for a secret chat (`PEER_ID_INVALID`) or a channel the account may not post in (`CHAT_WRITE_FORBIDDEN`). The
+    /// answer carries the copies with their pts.
+    func forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
     /// The pushes of the current connection (a new stream each call; it ends when the connection drops).
     func connect() async -> AsyncStream<SyncPushEvent>
 }
@@ -63,6 +78,18 @@ extension SyncTransport {
     }
 
     public func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func sendMedia(peerId: PeerId, file: ApiInputFile, caption: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
         throw .rejected(reason: "METHOD_NOT_SUPPORTED")
     }
 }

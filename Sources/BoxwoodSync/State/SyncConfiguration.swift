@@ -39,6 +39,9 @@ public struct SyncConfiguration: Sendable {
     /// At most this many channels are polled at once: the most recently opened ones (Telegram keeps polling only the
     /// channels on screen). The others wait until one of them is closed.
     public var maxPolledChannels = 5
+    /// The size of an upload's parts (Telegram: 512 KiB for big files; a multiple of 1 KiB, at most
+    /// ``ApiUploadLimits/maxPartSize``). A kill loses at most the part in flight.
+    public var uploadPartSize: Int32 = 512 * 1024
 
     public init() {}
 
@@ -52,6 +55,7 @@ public struct SyncConfiguration: Sendable {
         configuration.holeCooldown = .milliseconds(50)
         configuration.reconnectDelay = .milliseconds(5)
         configuration.channelPollInterval = .milliseconds(100)
+        configuration.uploadPartSize = 1024
         return configuration
     }
 }

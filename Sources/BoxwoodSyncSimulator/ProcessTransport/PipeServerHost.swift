@@ -172,6 +172,14 @@ public final class PipeServerHost: @unchecked Sendable {
                 return .affected(try await server.deleteMessages(peerId: peerId, ids: ids, mutation: mutation))
             case let .sendReaction(peerId, id, emoji, mutation):
                 return .updates(try await server.sendReaction(peerId: peerId, id: id, emoji: emoji, mutation: mutation))
+            case let .saveFilePart(fileId, part, totalParts, bytes):
+                try await server.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes)
+                return .done
+            case let .sendMedia(peerId, file, caption, randomId, mutation):
+                return .updates(try await server.sendMedia(peerId: peerId, file: file, caption: caption, randomId: randomId, mutation: mutation))
+            case let .forwardMessages(fromPeerId, ids, toPeerId, randomIds, mutation):
+                return .updates(try await server.forwardMessages(fromPeerId: fromPeerId, ids: ids, toPeerId: toPeerId, randomIds: randomIds,
+                                                                 mutation: mutation))
             }
         } catch {
             return .failure(error)

@@ -194,6 +194,23 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
         return updates
     }
 
+    public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
+        let answer = await call(.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes))
+        guard case .done = answer else { throw unexpected(answer, for: "saveFilePart") }
+    }
+
+    public func sendMedia(peerId: PeerId, file: ApiInputFile, caption: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        let answer = await call(.sendMedia(peerId: peerId, file: file, caption: caption, randomId: randomId, mutation: mutation))
+        guard case let .updates(updates) = answer else { throw unexpected(answer, for: "sendMedia") }
+        return updates
+    }
+
+    public func forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
+        let answer = await call(.forwardMessages(fromPeerId: fromPeerId, ids: ids, toPeerId: toPeerId, randomIds: randomIds, mutation: mutation))
+        guard case let .updates(updates) = answer else { throw unexpected(answer, for: "forwardMessages") }
+        return updates
+    }
+
     /// Opens a new push connection: the previous stream finishes; the parent connects to the server and forwards
     /// its pushes (starting with `.newSession`). When the parent is gone the stream is already finished.
     public func connect() async -> AsyncStream<SyncPushEvent> {

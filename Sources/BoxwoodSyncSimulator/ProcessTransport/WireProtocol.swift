@@ -34,6 +34,10 @@ public enum ChildCommand: Codable, Hashable, Sendable {
     case edit(peerId: PeerId, id: Int32, text: String)
     /// Queue setting the account's reaction on cloud message `id` (`outbound.setReaction`); replied as `edit`.
     case react(peerId: PeerId, id: Int32, emoji: String?)
+    /// Send the file at `path` (on the shared file system) as a document message (answered `.queued`).
+    case sendFile(peerId: PeerId, path: String, fileName: String, mimeType: String, caption: String)
+    /// Forward cloud messages `ids` of `fromPeerId` to `toPeerId` (answered `.queued`, or `.notStored`).
+    case forward(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId)
     /// Settle: `waitUntilQuiet`, a difference poll, `waitUntilQuiet`; replied `quiet`.
     case quiesce
     /// Stop the client cleanly (the database is closed), reply `stopped` and exit with status 0.
@@ -61,6 +65,7 @@ public enum ChildReply: Codable, Hashable, Sendable {
 public enum PipeRequestKind: String, Codable, CaseIterable, Hashable, Sendable {
     case getState, getDifference, getChannelDifference, getDialogs, getHistory, sendMessage, readHistory
     case editMessage, deleteMessages, sendReaction
+    case saveFilePart, sendMedia, forwardMessages
 }
 
 /// A ``SyncTransport`` call.
@@ -75,6 +80,9 @@ enum WireRequest: Codable, Hashable, Sendable {
     case editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId)
     case deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId)
     case sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId)
+    case saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8])
+    case sendMedia(peerId: PeerId, file: ApiInputFile, caption: String, randomId: Int64, mutation: ClientMutationId)
+    case forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId)
 
     var kind: PipeRequestKind {
         switch self {
@@ -88,6 +96,9 @@ enum WireRequest: Codable, Hashable, Sendable {
         case .editMessage: return .editMessage
         case .deleteMessages: return .deleteMessages
         case .sendReaction: return .sendReaction
+        case .saveFilePart: return .saveFilePart
+        case .sendMedia: return .sendMedia
+        case .forwardMessages: return .forwardMessages
         }
     }
 }
@@ -101,6 +112,8 @@ enum WireAnswer: Codable, Hashable, Sendable {
     case history([ApiMessage])
     case updates(ApiUpdates)
     case affected(ApiAffectedMessages)
+    /// A request that answers nothing but success (`saveFilePart`).
+    case done
     case failure(SyncTransportError)
 }
 

@@ -136,6 +136,8 @@ extension ChildCommand {
         case .read: return "read"
         case .edit: return "edit"
         case .react: return "react"
+        case .sendFile: return "send file"
+        case .forward: return "forward"
         case .quiesce: return "quiesce"
         case .exit: return "exit"
         case .statistics: return "statistics"
