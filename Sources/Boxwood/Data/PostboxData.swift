@@ -15,6 +15,12 @@ public struct PostboxDataItem<Value: Sendable>: Sendable {
     /// Follows the view on `postbox`, yielding the value when it differs from the last one.
     let follow: @Sendable (Postbox) -> AsyncThrowingStream<Value, any Error>
 
+    /// An item reading and following with these closures.
+    init(read: @escaping @Sendable (Postbox) async throws -> Value, follow: @escaping @Sendable (Postbox) -> AsyncThrowingStream<Value, any Error>) {
+        self.read = read
+        self.follow = follow
+    }
+
     /// An item over `query`'s view, taking `value` from each snapshot; `same` tells a repeat.
     init<View: PostboxView>(_ query: PostboxViewQuery<View>, same: @escaping @Sendable (Value, Value) -> Bool,
                             _ value: @escaping @Sendable (View) -> Value) {
@@ -44,6 +50,38 @@ public struct PostboxDataItem<Value: Sendable>: Sendable {
                 continuation.onTermination = { _ in task.cancel() }
             }
         }
+    }
+}
+
+extension PostboxDataItem {
+    /// An item whose value is `transform` of this one's: how a layer above (or the app) builds its own typed items
+    /// over the Postbox's (``BoxwoodSync`` reads a message's reactions this way). `same` tells a repeat, so a
+    /// subscription yields only when the transformed value changed.
+    public func map<T: Sendable>(same: @escaping @Sendable (T, T) -> Bool, _ transform: @escaping @Sendable (Value) -> T) -> PostboxDataItem<T> {
+        let read = read
+        let follow = follow
+        return PostboxDataItem<T>(
+            read: { postbox in transform(try await read(postbox)) },
+            follow: { postbox in
+                let values = follow(postbox)
+                return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+                    let task = Task {
+                        var last: T?
+                        do {
+                            for try await value in values {
+                                let next = transform(value)
+                                if let last, same(last, next) { continue }
+                                last = next
+                                continuation.yield(next)
+                            }
+                            continuation.finish()
+                        } catch {
+                            continuation.finish(throwing: error)
+                        }
+                    }
+                    continuation.onTermination = { _ in task.cancel() }
+                }
+            })
     }
 }
 
