@@ -3,6 +3,7 @@ import BoxwoodPlatform
 import BoxwoodStore
 import BoxwoodSync
 import BoxwoodSyncSimulator
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,6 +27,10 @@ final class DemoSession: @unchecked Sendable {
     /// This process's view of the demo database (set by `run`).
     private var postbox: Postbox?
     private var editsOfOthers = 0
+    /// Forwards the client queued.
+    private var forwards = 0
+    /// The file sent as a resumable upload, once queued: its path and bytes.
+    private var sentFile: (path: String, bytes: [UInt8])?
 
     init(seed: UInt64, duration: Double, kills: Int, tui: Bool, databasePath: String) {
         self.seed = seed
@@ -90,6 +95,11 @@ final class DemoSession: @unchecked Sendable {
             // Every fourth edit is of someone else's message (refused by the server, undone in the client).
             if random.chance(0.10) { try await edit(child, chats: world.chatStates.keys.sorted(), own: (ownEdits + editsOfOthers) % 4 != 3) }
             if random.chance(0.10) { try await react(child, chats: world.chatStates.keys.sorted()) }
+            if random.chance(0.05) { try await forward(child, chats: world.chatStates.keys.sorted()) }
+            // The file goes out shortly before the first kill, so the kill usually lands in its upload.
+            if sentFile == nil, DemoClock.now() - start >= duration / Double(plannedKills + 1) - 0.4 {
+                try await sendFile(child, world: world)
+            }
             if kills < plannedKills && DemoClock.now() - start >= duration * Double(kills + 1) / Double(plannedKills + 1) {
                 childStatistics.append(try await child.statistics())
                 try await child.kill()
@@ -138,6 +148,7 @@ final class DemoSession: @unchecked Sendable {
         let failed = excerpt.failedSends.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         print("  refused by the server    sends left failed (resendable): \(failed.isEmpty ? "none" : failed); "
               + "edits of others' messages refused and undone: \(editsOfOthers) (own edits applied: \(ownEdits))")
+        print("  files and forwards       \(uploadSummary()); forwards queued: \(forwards)")
         print("  database size            \(formatBytes(UInt64(max(0, directorySize(databasePath)))))")
         print("verdict: \(report.description)")
         return report.isConsistent ? .consistent : .inconsistent
@@ -179,6 +190,38 @@ final class DemoSession: @unchecked Sendable {
               let message = try await storedMessages(peerId).filter({ $0.flags.contains(.incoming) != own }).first else { return }
         let reply = try await client.run(.edit(peerId: peerId, id: message.id.id, text: message.text + " (edited)"))
         if reply == .actionQueued { if own { ownEdits += 1 } else { editsOfOthers += 1 } }
+    }
+
+    /// A 1 MiB file to the first user chat, uploaded in parts of 1 KiB (the sync child's part size): a kill during
+    /// the upload is resumed by the next client process from the first part not acknowledged.
+    private func sendFile(_ client: DemoClient, world: SimulatedServerSnapshot) async throws {
+        guard let user = world.chatStates.keys.filter({ $0.namespace == SyncNamespaces.user }).sorted().first else { return }
+        // Beside the database directory (the app keeps an outgoing file in its container until it is sent).
+        let path = databasePath + "-demo-video.mp4"
+        let bytes = (0..<(1 << 20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        sentFile = (path, bytes)
+        output.log("📎 sending demo-video.mp4 (1 MiB) as a resumable upload in 1,024 parts; a kill mid-upload resumes from the last acknowledged part")
+        _ = try await client.run(.sendFile(peerId: user, path: path, fileName: "demo-video.mp4", mimeType: "video/mp4", caption: "the demo video"))
+    }
+
+    /// What became of the file: parts, parts sent again after a kill, and whether the server's copy is the file.
+    private func uploadSummary() -> String {
+        guard let sentFile else { return "no file sent" }
+        guard let message = server.messagesSent().first(where: { $0.text == "the demo video" }),
+              case let .document(document)? = message.content.media else { return "demo-video.mp4 not sent yet" }
+        let received = server.partsReceived(document.id)
+        let again = received.values.reduce(0) { $0 + max(0, $1 - 1) }
+        let identical = server.uploadedFile(document.id) == sentFile.bytes
+        return "demo-video.mp4 sent once, \(received.count) parts (\(again) sent again after a lost answer or the kill), server copy \(identical ? "identical" : "DIFFERENT")"
+    }
+
+    /// Forwards one stored message of a random chat to another chat.
+    private func forward(_ client: DemoClient, chats: [PeerId]) async throws {
+        let forwardable = chats.filter { $0.namespace != SyncNamespaces.secretChat }
+        guard let from = random.element(forwardable), let to = random.element(forwardable),
+              let message = random.element(try await storedMessages(from)) else { return }
+        if try await client.run(.forward(fromPeerId: from, ids: [message.id.id], toPeerId: to)) == .queued { forwards += 1 }
     }
 
     private func react(_ client: DemoClient, chats: [PeerId]) async throws {
