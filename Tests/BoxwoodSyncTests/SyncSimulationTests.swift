@@ -19,12 +19,16 @@ struct SyncSimulationTests {
             differenceSliceSize: 8 + Int(seed % 7), channelTooLongThreshold: resets ? 6 : 200, faults: .realistic)
         // Every fourth seed: a channel the account may not post in, so sends there are refused and left failed.
         serverConfiguration.readOnlyChannels = seed % 4 == 1 ? 1 : 0
+        // Some pinned chats, and dialog pages of a few chats: every reset from the dialog list takes several pages,
+        // with traffic and faults between them.
+        serverConfiguration.pinnedChats = Int(seed % 3)
         let server = SimulatedServer(configuration: serverConfiguration)
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast
         configuration.ptsTotalLimit = resets && seed % 2 == 0 ? 10 : 1000
         configuration.channelDifferenceLimit = 5
         configuration.holeFillPageSize = 10
+        configuration.dialogsPageSize = 2 + Int32(seed % 4)
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: server, configuration: configuration)
         let observer = SyncSimulationObserver()

@@ -156,7 +156,9 @@ enum SyncStorage {
 
     // MARK: Chats
 
+    /// Lists the chat in the root chat list unless it is listed already (a listed chat keeps its group and pin).
     static func includeInChatList(_ peerId: PeerId, in transaction: Transaction) throws {
+        if case .ifHasMessagesOrOneOf = try transaction.getPeerChatListInclusion(peerId) { return }
         try transaction.updatePeerChatListInclusion(peerId, inclusion: .ifHasMessagesOrOneOf(groupId: .root, pinningIndex: nil, minTimestamp: nil))
     }
 
