@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BoxwoodSyncSimulator", targets: ["BoxwoodSyncSimulator"]),
         .executable(name: "boxwood", targets: ["boxwood"]),
         .executable(name: "boxwood-sync-child", targets: ["boxwood-sync-child"]),
+        .executable(name: "boxwood-large-account", targets: ["boxwood-large-account"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -46,6 +47,8 @@ let package = Package(
         .target(name: "BoxwoodSyncSimulator", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system")]),
         // A sync client in its own process, over the simulator's process transport (the kill-and-restart sync test).
         .executableTarget(name: "boxwood-sync-child", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform"]),
+        // A sync of a large synthetic account in one process, reporting its peak memory (the large-account test).
+        .executableTarget(name: "boxwood-large-account", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform"]),
         .executableTarget(
             name: "boxwood",
             dependencies: [
@@ -100,7 +103,7 @@ let package = Package(
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodFullText", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
         .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "Boxwood", .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
-        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"), "boxwood-sync-child"]),
+        .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"), "boxwood-sync-child", "boxwood-large-account"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-crash-child", "boxwood-process-child"]),
         .testTarget(name: "BoxwoodPlatformTests", dependencies: ["BoxwoodPlatform"]),
         // liblz4 is here only to prove that both codecs write and read the same bytes.

@@ -28,6 +28,9 @@ public struct SimulatedServerConfiguration: Hashable, Sendable {
     /// (`channelTooLong`), as Telegram does for a channel the account previews without having joined it: the client
     /// learns of their posts only by asking (getChannelDifference, while it keeps the channel polled). 0 by default.
     public var unpushedChannels = 0
+    /// How many chats are pinned: the first ones of the groups, then the channels, in that order (0 by default).
+    /// They head the first page of `getDialogs`.
+    public var pinnedChats = 0
 
     /// A configuration; the defaults describe a small account: 12 users, 4 groups, 4 channels, 2 secret chats.
     public init(seed: UInt64 = 1, users: Int = 12, groups: Int = 4, channels: Int = 4, secretChats: Int = 2,

@@ -3,24 +3,53 @@ import Boxwood
 
 /// The read requests (dialogs, history) and the exactly-once mutations (send, read).
 extension ServerState {
-    /// Every chat with its top message, newest first, with all users and chats and the current cursor.
-    func dialogs() -> ApiDialogs {
-        let dialogs = sortedChatPeers.map { dialog(for: $0) }.sorted { lhs, rhs in
-            let lhsDate = chats[lhs.peerId]!.messages[lhs.topMessage]?.date ?? 0
-            let rhsDate = chats[rhs.peerId]!.messages[rhs.topMessage]?.date ?? 0
-            return lhsDate != rhsDate ? lhsDate > rhsDate : lhs.peerId < rhs.peerId
-        }
-        let messages = dialogs.compactMap { chats[$0.peerId]!.messages[$0.topMessage] }
-        return ApiDialogs(dialogs: dialogs, messages: messages,
-                          chats: chatInfos.keys.sorted().map { chatInfos[$0]! },
-                          users: users.keys.sorted().map { users[$0]! }, state: currentState)
+    /// One page of the dialog list: without `offset`, the pinned dialogs (in pin order) and then the newest
+    /// unpinned ones; with it, the unpinned dialogs strictly below it. Unpinned dialogs are ordered by their top
+    /// message's date, then its id, then the peer id, newest first; a page holds at most `limit` of them (at least
+    /// one), with the users and chats its dialogs and top messages mention and the current cursor.
+    func dialogs(offset: ApiDialogsOffset?, limit: Int32) -> ApiDialogs {
+        let pinned = pinnedPeers.filter { chats[$0] != nil }
+        let pinnedSet = Set(pinned)
+        let ordered = sortedChatPeers.filter { !pinnedSet.contains($0) }.map(dialogPosition).sorted(by: >)
+        let below = offset.map { offset in ordered.filter { $0 < offset } } ?? ordered
+        let page = Array(below.prefix(max(1, Int(limit))))
+        let peers = (offset == nil ? pinned : []) + page.map(\.peerId)
+        var answer = peerDialogs(peers)
+        answer.nextOffset = below.count > page.count ? page.last : nil
+        return answer
     }
 
-    /// Current messages of `peerId` with `minId < id < maxId` (`maxId == 0`: unbounded), newest first.
-    func history(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) -> [ApiMessage] {
-        guard let record = chats[peerId] else { return [] }
-        let matching = record.messages.values.filter { $0.id > minId && (maxId == 0 || $0.id < maxId) }
-        return Array(matching.sorted { $0.id > $1.id }.prefix(max(0, Int(limit))))
+    /// The dialogs of `peers` that have one, in the order asked, with their top messages, the users and chats they
+    /// mention and the current cursor.
+    func peerDialogs(_ peers: [PeerId]) -> ApiDialogs {
+        let pinned = Set(pinnedPeers)
+        var seen = Set<PeerId>()
+        let known = peers.filter { chats[$0] != nil && seen.insert($0).inserted }
+        let dialogs = known.map { peerId in
+            var dialog = dialog(for: peerId)
+            dialog.pinned = pinned.contains(peerId)
+            return dialog
+        }
+        let messages = dialogs.compactMap { chats[$0.peerId]!.messages[$0.topMessage] }
+        let mentioned = usersAndChats(for: known + messages.map(\.fromId))
+        return ApiDialogs(dialogs: dialogs, messages: messages, chats: mentioned.chats, users: mentioned.users, state: currentState)
+    }
+
+    /// Where a chat's dialog stands in the list: its top message's date and id (0 when the chat is empty).
+    private func dialogPosition(_ peerId: PeerId) -> ApiDialogsOffset {
+        let top = chats[peerId]?.topMessageId ?? 0
+        return ApiDialogsOffset(date: chats[peerId]?.messages[top]?.date ?? 0, id: top, peerId: peerId)
+    }
+
+    /// A window of the current messages of `peerId` (see ``SyncTransport/getHistory(peerId:offsetId:addOffset:limit:maxId:minId:)``):
+    /// of those with `minId < id < maxId` (`maxId == 0`: unbounded) newest first, `limit` from `addOffset` places
+    /// after the first one below `offsetId` (`offsetId == 0`: the newest).
+    func history(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) -> [ApiMessage] {
+        guard let record = chats[peerId], limit > 0 else { return [] }
+        let matching = record.messages.values.filter { $0.id > minId && (maxId == 0 || $0.id < maxId) }.sorted { $0.id > $1.id }
+        let position = offsetId == 0 ? 0 : (matching.firstIndex { $0.id < offsetId } ?? matching.count)
+        let start = max(0, min(matching.count, position + Int(addOffset)))
+        return Array(matching[start..<min(matching.count, start + Int(limit))])
     }
 
     /// Sends a message at most once per `mutation` (a repeat returns the stored answer).

@@ -153,6 +153,11 @@ struct ServerState {
         Set(channels.prefix(max(0, configuration.unpushedChannels)))
     }
 
+    /// The pinned chats, in pin order: the first ``SimulatedServerConfiguration/pinnedChats`` groups and channels.
+    var pinnedPeers: [PeerId] {
+        Array((groups + channels).prefix(max(0, configuration.pinnedChats)))
+    }
+
     /// The channels the account may not post in (``SimulatedServerConfiguration/readOnlyChannels``).
     var readOnlyChannels: Set<PeerId> {
         Set(channels.suffix(max(0, configuration.readOnlyChannels)))

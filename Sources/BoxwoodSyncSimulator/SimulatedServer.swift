@@ -141,19 +141,28 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         }
     }
 
-    /// Every chat (users with history, groups, channels, secret chats), newest first.
-    public func getDialogs() async throws(SyncTransportError) -> ApiDialogs {
+    /// A page of the chats (users with history, groups, channels, secret chats): the pinned ones first (first page
+    /// only), then by top message, newest first.
+    public func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
         try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiDialogs in
             try state.failRequestBeforeApplying()
-            return state.dialogs()
+            return state.dialogs(offset: offset, limit: limit)
         }
     }
 
-    /// Current messages with `minId < id < maxId` (`maxId == 0`: unbounded), newest first, at most `limit`.
-    public func getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+    /// The dialogs of `peers` that have one.
+    public func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiDialogs in
+            try state.failRequestBeforeApplying()
+            return state.peerDialogs(peers)
+        }
+    }
+
+    /// A window of the current messages, newest first (see ``SyncTransport/getHistory(peerId:offsetId:addOffset:limit:maxId:minId:)``).
+    public func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
         try withState { (state: inout ServerState) throws(SyncTransportError) -> [ApiMessage] in
             try state.failRequestBeforeApplying()
-            return state.history(peerId: peerId, maxId: maxId, minId: minId, limit: limit)
+            return state.history(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
         }
     }
 

@@ -438,10 +438,10 @@ import Boxwood
         let server = SimulatedServer(configuration: Self.configuration(seed: 51))
         server.generate(events: 300)
         let snapshot = server.snapshot()
-        let dialogs = try await server.getDialogs()
-        #expect(dialogs.state == snapshot.state)
+        let dialogs = try await server.getDialogs(offset: nil, limit: 1_000)
+        #expect(dialogs.state == snapshot.state && dialogs.nextOffset == nil)
         #expect(Set(dialogs.dialogs.map(\.peerId)) == Set(snapshot.chatStates.keys))
-        #expect(dialogs.users.count == snapshot.users.count && dialogs.chats.count == snapshot.chats.count)
+        #expect(dialogs.chats.count == snapshot.chats.count)
         for dialog in dialogs.dialogs {
             let chat = snapshot.chatStates[dialog.peerId]!
             #expect(dialog.topMessage == chat.messages.keys.max() ?? 0)
@@ -450,16 +450,73 @@ import Boxwood
             #expect(dialog.pts == snapshot.channelPts[dialog.peerId])
         }
         #expect(dialogs.messages.count == dialogs.dialogs.filter { $0.topMessage != 0 }.count)
+        // The users a page sends are the ones its dialogs and top messages mention.
+        let mentioned = Set(dialogs.dialogs.map(\.peerId) + dialogs.messages.map(\.fromId))
+        let sent = Set(dialogs.users.map(\.id))
+        #expect(mentioned.filter { $0.namespace == SyncNamespaces.user }.allSatisfy { sent.contains($0) })
         #expect(snapshot.chatStates.values.contains { $0.unreadCount > 0 })
 
         let group = Self.firstPeer(SyncNamespaces.group, in: snapshot)
         let ids = snapshot.chatStates[group]!.messages.keys.sorted()
         let (minId, maxId) = (ids[3], ids[ids.count - 4])
-        let page = try await server.getHistory(peerId: group, maxId: maxId, minId: minId, limit: 10)
+        let page = try await server.getHistory(peerId: group, offsetId: 0, addOffset: 0, limit: 10, maxId: maxId, minId: minId)
         #expect(page.map(\.id) == Array(ids.filter { $0 > minId && $0 < maxId }.reversed().prefix(10)))
-        let all = try await server.getHistory(peerId: group, maxId: 0, minId: 0, limit: 10_000)
+        let all = try await server.getHistory(peerId: group, offsetId: 0, addOffset: 0, limit: 10_000, maxId: 0, minId: 0)
         #expect(all.map(\.id) == ids.reversed())
         #expect(all.allSatisfy { snapshot.chatStates[group]!.messages[$0.id] == $0 })
+    }
+
+    @Test func dialogPagesArePinnedFirstThenByTopMessageAndCoverEveryChatOnce() async throws {
+        var configuration = Self.configuration(seed: 52)
+        configuration.pinnedChats = 3
+        let server = SimulatedServer(configuration: configuration)
+        server.generate(events: 200)
+        let snapshot = server.snapshot()
+        var offset: ApiDialogsOffset?
+        var pages: [ApiDialogs] = []
+        repeat {
+            let page = try await server.getDialogs(offset: offset, limit: 5)
+            pages.append(page)
+            if let next = page.nextOffset, let previous = offset { #expect(next < previous) }
+            offset = page.nextOffset
+        } while offset != nil && pages.count < 100
+        let all = pages.flatMap(\.dialogs)
+        #expect(all.count == snapshot.chatStates.count && Set(all.map(\.peerId)) == Set(snapshot.chatStates.keys))
+        // The pinned ones head the first page only, then at most `limit` others; every later page holds `limit`
+        // but the last.
+        #expect(pages[0].dialogs.prefix(3).allSatisfy(\.pinned) && pages.dropFirst().allSatisfy { !$0.dialogs.contains(where: \.pinned) })
+        #expect(all.filter(\.pinned).count == 3 && pages[0].dialogs.count == 8)
+        #expect(pages.dropFirst().dropLast().allSatisfy { $0.dialogs.count == 5 })
+        // Unpinned dialogs are ordered by (top message date, id, peer), newest first.
+        func position(_ dialog: ApiDialog) -> ApiDialogsOffset {
+            let message = snapshot.chatStates[dialog.peerId]!.messages[dialog.topMessage]
+            return ApiDialogsOffset(date: message?.date ?? 0, id: dialog.topMessage, peerId: dialog.peerId)
+        }
+        let unpinned = all.filter { !$0.pinned }.map(position)
+        #expect(unpinned == unpinned.sorted(by: >))
+        #expect(pages.dropLast().allSatisfy { page in page.nextOffset == page.dialogs.last.map(position) })
+    }
+
+    @Test func historyWindowsFollowOffsetIdAndAddOffset() async throws {
+        let server = SimulatedServer(configuration: Self.configuration(seed: 53))
+        let snapshot = server.snapshot()
+        let group = Self.firstPeer(SyncNamespaces.group, in: snapshot)
+        let descending = snapshot.chatStates[group]!.messages.keys.sorted(by: >)
+        try #require(descending.count >= 20)
+        let anchor = descending[10]
+        // Around the anchor: 3 at and above it, 3 below.
+        let around = try await server.getHistory(peerId: group, offsetId: anchor, addOffset: -3, limit: 6, maxId: 0, minId: 0)
+        #expect(around.map(\.id) == Array(descending[8..<14]))
+        // Below the anchor (add_offset 0): the next 4 older.
+        let older = try await server.getHistory(peerId: group, offsetId: anchor, addOffset: 0, limit: 4, maxId: 0, minId: 0)
+        #expect(older.map(\.id) == Array(descending[11..<15]))
+        // From the bottom of a bounded range: the oldest ones in it.
+        let (low, high) = (descending[15], descending[2])
+        let bottom = try await server.getHistory(peerId: group, offsetId: low, addOffset: -4, limit: 4, maxId: high, minId: low - 1)
+        #expect(bottom.map(\.id) == Array(descending[12...15]))
+        // A window clipped at the newest message.
+        let top = try await server.getHistory(peerId: group, offsetId: descending[1], addOffset: -5, limit: 4, maxId: 0, minId: 0)
+        #expect(top.map(\.id) == Array(descending[0..<4]))
     }
 
     @Test func createdMessagesAreTheIncomingMessagesOfTheLog() async throws {

@@ -42,11 +42,18 @@ private actor ScriptedServer: SyncTransport {
         try request("getChannelDifference")
         return channelDifference(channelId, pts)
     }
-    func getDialogs() async throws(SyncTransportError) -> ApiDialogs {
+    func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
         try request("getDialogs")
         return dialogs
     }
-    func getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+    func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs {
+        try request("getPeerDialogs")
+        var answer = dialogs
+        answer.dialogs = dialogs.dialogs.filter { peers.contains($0.peerId) }
+        answer.nextOffset = nil
+        return answer
+    }
+    func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
         try request("getHistory")
         return history(peerId, maxId, minId, limit)
     }
@@ -323,6 +330,30 @@ struct HostileServerTests {
         #expect(await settles(client.manager), "the manager kept asking for the same channel difference")
         #expect(await client.manager.statistics.implausibleAnswers == 1)
         #expect(await server.count("getChannelDifference") == 1)
+        try await client.stop()
+    }
+
+    /// A dialog list whose every page says the next one starts where the last one did (or above it) would be paged
+    /// for ever. Now the repeating page is counted as implausible and taken as the last one: the rebuild ends and
+    /// takes the list's cursor.
+    @Test func aDialogPageThatDoesNotMoveDownTheListEndsTheRebuild() async throws {
+        let server = ScriptedServer()
+        let offset = ApiDialogsOffset(date: 10, id: 100, peerId: alice.id)
+        await server.set(dialogs: ApiDialogs(
+            dialogs: [ApiDialog(peerId: alice.id, topMessage: 100, readInboxMaxId: 100, readOutboxMaxId: 0, unreadCount: 0, pts: nil, muteUntil: 0)],
+            messages: [message(100)], chats: [], users: [alice], state: ScriptedServer.start, nextOffset: offset))
+        let directory = SyncTemporaryDirectory()
+        let client = try await client(server, directory)
+        try await client.start()
+        #expect(await settles(client.manager), "the manager kept asking for the same dialog page")
+        #expect(await client.manager.statistics.implausibleAnswers == 1)
+        // The first page (no offset) and the one that repeated its offset.
+        #expect(await server.count("getDialogs") == 2)
+        let stored = try await client.postbox.transaction { tx in
+            (try tx.getState() as? SyncAccountState, try tx.getMessage(cloudId(100)) != nil)
+        }
+        #expect(stored.0 == SyncAccountState(pts: 1, qts: 0, date: 1, seq: 0))
+        #expect(stored.1)
         try await client.stop()
     }
 

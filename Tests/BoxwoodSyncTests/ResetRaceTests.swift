@@ -24,13 +24,16 @@ private final class GatedDialogsTransport: SyncTransport, @unchecked Sendable {
     func getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32) async throws(SyncTransportError) -> ApiChannelDifference {
         try await base.getChannelDifference(channelId: channelId, pts: pts, limit: limit)
     }
-    func getDialogs() async throws(SyncTransportError) -> ApiDialogs {
-        let answer = try await base.getDialogs()
+    func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
+        let answer = try await base.getDialogs(offset: offset, limit: limit)
         await gate.holdIfArmed()
         return answer
     }
-    func getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        try await base.getHistory(peerId: peerId, maxId: maxId, minId: minId, limit: limit)
+    func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs {
+        try await base.getPeerDialogs(peers: peers)
+    }
+    func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        try await base.getHistory(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
     }
     func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
         try await base.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation)

@@ -74,8 +74,14 @@ struct SyncKillTests {
         host.start()
         let transport = PipeTransport(input: toChild.readEnd, output: fromChild.writeEnd)
         #expect(try await transport.getState() == server.snapshot().state)
-        let dialogs = try await transport.getDialogs()
-        #expect(dialogs == (try await server.getDialogs()))
+        let dialogs = try await transport.getDialogs(offset: nil, limit: 2)
+        #expect(dialogs == (try await server.getDialogs(offset: nil, limit: 2)))
+        let next = try #require(dialogs.nextOffset)
+        #expect(try await transport.getDialogs(offset: next, limit: 100) == (try await server.getDialogs(offset: next, limit: 100)))
+        let page = try await transport.getHistory(peerId: dialogs.dialogs[0].peerId, offsetId: dialogs.dialogs[0].topMessage, addOffset: -2,
+                                                  limit: 4, maxId: 0, minId: 0)
+        #expect(page == (try await server.getHistory(peerId: dialogs.dialogs[0].peerId, offsetId: dialogs.dialogs[0].topMessage,
+                                                     addOffset: -2, limit: 4, maxId: 0, minId: 0)))
         let pushes = await transport.connect()
         var iterator = pushes.makeAsyncIterator()
         #expect(await iterator.next() == .newSession)

@@ -25,16 +25,19 @@ final class FlakyDialogsTransport: SyncTransport, @unchecked Sendable {
     func getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32) async throws(SyncTransportError) -> ApiChannelDifference {
         try await server.getChannelDifference(channelId: channelId, pts: pts, limit: limit)
     }
-    func getDialogs() async throws(SyncTransportError) -> ApiDialogs {
+    func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
         let fail = lock.withLock { () -> Bool in
             defer { failuresLeft -= 1 }
             return failuresLeft > 0
         }
         if fail { throw .timeout }
-        return try await server.getDialogs()
+        return try await server.getDialogs(offset: offset, limit: limit)
     }
-    func getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        try await server.getHistory(peerId: peerId, maxId: maxId, minId: minId, limit: limit)
+    func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs {
+        try await server.getPeerDialogs(peers: peers)
+    }
+    func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        try await server.getHistory(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
     }
     func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
         try await server.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation)

@@ -22,12 +22,16 @@ struct SyncSimulationTests {
         // Every fifth seed: a channel whose updates are never pushed, which the client keeps polled (an open
         // channel the account has not joined): only polling brings its posts.
         serverConfiguration.unpushedChannels = seed % 5 == 2 ? 1 : 0
+        // Some pinned chats, and dialog pages of a few chats: every reset from the dialog list takes several pages,
+        // with traffic and faults between them.
+        serverConfiguration.pinnedChats = Int(seed % 3)
         let server = SimulatedServer(configuration: serverConfiguration)
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast
         configuration.ptsTotalLimit = resets && seed % 2 == 0 ? 10 : 1000
         configuration.channelDifferenceLimit = 5
         configuration.holeFillPageSize = 10
+        configuration.dialogsPageSize = 2 + Int32(seed % 4)
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: server, configuration: configuration)
         let observer = SyncSimulationObserver()

@@ -121,6 +121,12 @@ extension Transaction {
         try history.chatListIndex.setInclusion(peerId, inclusion)
     }
 
+    /// How `peerId` is included in the chat list now (Postbox's `getPeerChatListInclusion`), with the changes of
+    /// this transaction.
+    public func getPeerChatListInclusion(_ peerId: PeerId) throws -> PeerChatListInclusion {
+        try history.chatListIndex.get(peerId).inclusion
+    }
+
     /// Pins `peerIds` in this order in `groupId` (and unpins the others there).
     public func setPinnedPeers(groupId: PeerGroupId, _ peerIds: [PeerId]) throws {
         try history.chatList.setPinnedPeers(groupId: groupId, peerIds)

@@ -73,15 +73,21 @@ final class MutableMessageHistoryView: MutablePostboxView {
 
     private func load(_ tables: PostboxTables) throws {
         var list: [MessageIndex]
+        // A side of the window that got fewer messages than it wants reaches the end of the history that way: the
+        // holes out there are in view. (An anchored window short above its anchor still ends below at its oldest
+        // message, and the other way round.)
         var coversTop: Bool
+        var coversBottom: Bool
         if let anchor {
             let earlier = try indices(tables, anchor: anchor.successor(), direction: .earlier, limit: (count + 1) / 2)
             let later = try indices(tables, anchor: anchor, direction: .later, limit: count / 2)
             list = earlier.reversed() + later
             coversTop = later.count < count / 2
+            coversBottom = earlier.count < (count + 1) / 2
         } else {
             list = try indices(tables, anchor: nil, direction: .earlier, limit: count).reversed()
             coversTop = true
+            coversBottom = list.count < count
         }
         let renderer = MessageRenderer(tables: tables)
         entries = try list.compactMap { try tables.history.history.message(at: $0).map(renderer.render) }
@@ -89,7 +95,7 @@ final class MutableMessageHistoryView: MutablePostboxView {
         referencedMedia = Set(entries.flatMap(\.mediaIds))
         referencedChats = Set(entries.flatMap { $0.associatedMessageIds.map(\.peerId) })
         referencedChats.remove(peerId)
-        let lowest: MessageId.Id = list.count < count ? 1 : (list.first?.id.id ?? 1)
+        let lowest: MessageId.Id = coversBottom ? 1 : (list.first?.id.id ?? 1)
         let highest: MessageId.Id = coversTop ? Int32.max - 1 : (list.last?.id.id ?? Int32.max - 1)
         holes = lowest <= highest
             ? try tables.history.holes.holes(peerId: peerId, namespace: namespace, space: space, overlapping: lowest...highest) : []

@@ -32,4 +32,26 @@ public enum CurrentProcess {
         path.append(name)
         return path
     }
+
+    /// The most memory the running process has had resident at once so far (its peak resident set size), in
+    /// bytes: `getrusage(RUSAGE_SELF).ru_maxrss`, which Linux counts in kilobytes and Darwin in bytes.
+    public static func peakResidentBytes() throws(Errno) -> UInt64 {
+        #if os(Linux) || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        var usage = rusage()
+        #if os(Linux)
+        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { throw Errno(rawValue: errno) }
+        let maxrss = UInt64(max(0, usage.ru_maxrss))
+        #if os(Linux)
+        return maxrss * 1024
+        #else
+        return maxrss
+        #endif
+        #else
+        throw Errno.notSupported
+        #endif
+    }
 }

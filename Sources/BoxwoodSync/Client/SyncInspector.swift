@@ -72,11 +72,11 @@ public enum SyncInspector {
     /// One chat's stored state.
     public static func chatState(_ peerId: PeerId, in transaction: Transaction) throws -> LocalChatState {
         var messages: [Int32: LocalMessage] = [:]
-        for stored in try SyncStorage.cloudMessages(peerId, in: transaction) {
-            messages[stored.id.id] = localMessage(stored)
+        try SyncStorage.forEachHistoryPage(peerId, namespace: SyncNamespaces.cloudMessages, in: transaction) { page in
+            for stored in page { messages[stored.id.id] = localMessage(stored) }
         }
-        let local = try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.localMessages], anchor: nil,
-                                                      direction: .earlier, limit: Int(Int32.max))
+        var local: [Message] = []
+        try SyncStorage.forEachHistoryPage(peerId, namespace: SyncNamespaces.localMessages, in: transaction) { local += $0 }
         let unsent = local.filter { !$0.flags.contains(.failed) }.map(localMessage)
         let failed = local.filter { $0.flags.contains(.failed) }.map(localMessage)
         let holes = try transaction.getHoles(peerId: peerId, namespace: SyncNamespaces.cloudMessages)

@@ -1,7 +1,9 @@
 import Boxwood
 
 /// Fills the message-history holes the live views show (Telegram's `ManagedMessageHistoryHolesContext`): it
-/// watches the singleton holes view and fetches one page at a time per (peer, namespace, space) — the fetch
+/// watches the singleton holes view and fetches one page at a time per (peer, namespace, space), from the side the
+/// view looks at (``HoleFillPage``: the hole's newest messages for a view above it, its oldest for a view below
+/// it, the anchor's neighbourhood for a view opened inside it) — the fetch
 /// and its store run as one operation of the state manager's queue, so no update batch interleaves with
 /// them — keeps a cooldown per filled entry, and looks at the current holes again whenever a fetch ends
 /// (filling one page reveals the next).
@@ -115,25 +117,14 @@ public actor MessageHistoryHoleFiller {
         let limit = configuration.holeFillPageSize
         do throws(SyncError) {
             try await manager.perform { () async throws(SyncError) in
-                let range = entry.range
-                let maxId = range.upperBound >= Int32.max - 1 ? 0 : range.upperBound + 1
-                let minId = range.lowerBound - 1
+                let page = HoleFillPage(range: entry.range, direction: entry.direction, limit: limit)
                 let messages = try await manager.request("getHistory", peerId: entry.peerId) { () async throws(SyncTransportError) in
-                    try await transport.getHistory(peerId: entry.peerId, maxId: maxId, minId: minId, limit: limit)
+                    try await transport.getHistory(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
+                                                   limit: page.limit, maxId: page.maxId, minId: page.minId)
                 }
-                // A short page is everything the server has in the hole. A full page covers the hole from its
-                // lowest message up; only messages of this chat inside the hole count (an answer with nothing
-                // there fills nothing, and the hole is fetched again after its cooldown).
-                let inHole = messages.filter { $0.peerId == entry.peerId && range.contains($0.id) }.map(\.id)
-                let lowest: Int32
-                if messages.count < Int(limit) {
-                    lowest = range.lowerBound
-                } else if let lowestInHole = inHole.min() {
-                    lowest = lowestInHole
-                } else {
-                    return
-                }
-                let filled = lowest...range.upperBound
+                // Only messages of this chat inside the hole count: an answer that proves nothing there fills
+                // nothing, and the hole is fetched again after its cooldown.
+                guard let filled = page.filledRange(messages, peerId: entry.peerId) else { return }
                 let accountPeerId = manager.accountPeerId
                 let stored: Int
                 do throws(SyncStorageError) {

@@ -130,9 +130,11 @@ public struct ApiDialog: Hashable, Sendable, Codable {
     public var pts: Int32?
     /// Muted until this date (0: not muted).
     public var muteUntil: Int32
+    /// Pinned to the top of the list (pinned dialogs come first in the first page of `getDialogs`, in pin order).
+    public var pinned: Bool
 
     public init(peerId: PeerId, topMessage: Int32, readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32,
-                pts: Int32?, muteUntil: Int32) {
+                pts: Int32?, muteUntil: Int32, pinned: Bool = false) {
         self.peerId = peerId
         self.topMessage = topMessage
         self.readInboxMaxId = readInboxMaxId
@@ -140,6 +142,7 @@ public struct ApiDialog: Hashable, Sendable, Codable {
         self.unreadCount = unreadCount
         self.pts = pts
         self.muteUntil = muteUntil
+        self.pinned = pinned
     }
 }
 

@@ -103,23 +103,6 @@ public enum ApiChannelDifference: Hashable, Sendable, Codable {
     case tooLong(dialog: ApiDialog, messages: [ApiMessage], chats: [ApiChat], users: [ApiUser])
 }
 
-/// The answer to `getDialogs`: every chat with its newest message.
-public struct ApiDialogs: Hashable, Sendable, Codable {
-    public var dialogs: [ApiDialog]
-    public var messages: [ApiMessage]
-    public var chats: [ApiChat]
-    public var users: [ApiUser]
-    public var state: ApiUpdatesState
-
-    public init(dialogs: [ApiDialog], messages: [ApiMessage], chats: [ApiChat], users: [ApiUser], state: ApiUpdatesState) {
-        self.dialogs = dialogs
-        self.messages = messages
-        self.chats = chats
-        self.users = users
-        self.state = state
-    }
-}
-
 /// The answer to `readHistory`: for users and groups the pts the read took (channels: pts nil).
 public struct ApiAffectedMessages: Hashable, Sendable, Codable {
     public var pts: Int32?

@@ -31,10 +31,19 @@ public protocol SyncTransport: Sendable {
     func getDifference(pts: Int32, qts: Int32, date: Int32, ptsTotalLimit: Int32) async throws(SyncTransportError) -> ApiDifference
     /// A channel's updates since `pts`, at most `limit` messages per answer.
     func getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32) async throws(SyncTransportError) -> ApiChannelDifference
-    /// Every chat with its newest message, read state and (channels) pts.
-    func getDialogs() async throws(SyncTransportError) -> ApiDialogs
-    /// Messages of `peerId` with `minId < id < maxId` (`maxId == 0`: no upper bound), newest first, at most `limit`.
-    func getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) async throws(SyncTransportError) -> [ApiMessage]
+    /// One page of the dialog list (Telegram's `messages.getDialogs`): each chat with its top message, read state
+    /// and (channels) pts. `offset` nil asks for the first page (the pinned dialogs, then up to `limit` unpinned
+    /// ones); a later page holds up to `limit` dialogs strictly below `offset` (see ``ApiDialogsOffset``).
+    func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs
+    /// The dialogs of `peers` (Telegram's `messages.getPeerDialogs`), with their top messages, the users and chats
+    /// they mention and the current cursor; chats the server does not have are left out, `nextOffset` is nil.
+    func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs
+    /// A window of `peerId`'s history (Telegram's `messages.getHistory`), newest first: of the messages with
+    /// `minId < id < maxId` (`maxId == 0`: no upper bound; `minId == 0`: no lower bound) in descending id order,
+    /// the `limit` starting `addOffset` places after the first one below `offsetId` (`offsetId == 0`: from the
+    /// newest). A negative `addOffset` moves the window up, to messages at and above `offsetId`: `offsetId: x,
+    /// addOffset: -limit / 2` is the neighbourhood of `x`.
+    func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage]
     /// Sends a message; applied at most once per `mutation` (a repeat returns the first answer).
     func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
     /// Marks incoming messages of `peerId` read up to `maxId`; applied at most once per `mutation`.

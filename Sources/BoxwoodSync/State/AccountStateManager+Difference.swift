@@ -1,8 +1,8 @@
 import Boxwood
 
 /// getDifference: the common box (private chats, groups, secret chats) caught up from the stored cursor, slice by
-/// slice, each slice one batch; and the rebuild from the dialog list when there is no cursor yet or the server
-/// says the gap is too long.
+/// slice, each slice one batch; and, when there is no cursor yet or the server says the gap is too long, the
+/// rebuild from the dialog list (`AccountStateManager+Dialogs.swift`).
 extension AccountStateManager {
     /// Polls until the server's answer is final.
     ///
@@ -70,20 +70,5 @@ extension AccountStateManager {
         if !outcome.channelsToFetch.isEmpty {
             try await fetchChannels(outcome.channelsToFetch, into: &batch)
         }
-    }
-
-    /// Rebuilds every chat from the dialog list and takes the server's cursor (first start, `differenceTooLong`):
-    /// stored messages stay, but everything below each chat's newest message becomes a hole to fill.
-    /// `storedAnswers` is the stored send-answer count read before the request (see ``SyncStoredAnswers``).
-    private func resetFromDialogs(expected: SyncAccountState?, storedAnswers: Int64) async throws(SyncError) -> CommitOutcome {
-        let dialogs = try await request("getDialogs") { [transport] () async throws(SyncTransportError) in try await transport.getDialogs() }
-        var batch = SyncMutableState(initialState: expected, state: SyncAccountState(dialogs.state), storedAnswers: storedAnswers)
-        batch.add(.mergeUsers(dialogs.users, overwrite: true))
-        batch.add(.mergeChats(dialogs.chats, overwrite: true))
-        let messagesByPeer = Dictionary(grouping: dialogs.messages, by: \.peerId)
-        for dialog in dialogs.dialogs {
-            batch.add(.resetChat(dialog, messages: messagesByPeer[dialog.peerId] ?? []))
-        }
-        return try await commit(batch)
     }
 }

@@ -24,6 +24,8 @@ public struct SyncConfiguration: Sendable {
     /// the difference polled once more instead of waiting and polling for ever. Dropping loses nothing: the
     /// cursor never moves past an update that was not applied, so the next difference brings what it carried.
     public var gapPollLimit = 3
+    /// Dialogs per getDialogs page when the chats are rebuilt from the dialog list (Telegram: 100).
+    public var dialogsPageSize: Int32 = 100
     /// Messages per history request when filling a hole.
     public var holeFillPageSize: Int32 = 50
     /// How long a filled hole entry is not fetched again.
@@ -78,6 +80,8 @@ public struct SyncStatistics: Sendable, Hashable, Codable {
     public var channelPollRounds = 0
     /// Channel difference answers that reset a channel (`tooLong`).
     public var channelTooLong = 0
+    /// Pages of the dialog list fetched (getDialogs calls answered).
+    public var dialogPages = 0
     /// Holes (pages) filled from getHistory.
     public var holesFilled = 0
     /// Messages stored by hole fills.
@@ -91,7 +95,8 @@ public struct SyncStatistics: Sendable, Hashable, Codable {
     /// Pushed updates dropped because their counters are impossible (see ``ImplausibleCounter``).
     public var implausibleUpdates = 0
     /// Answers dropped because they are impossible: a difference slice or a non-final channel difference that
-    /// does not move the cursor (asking again would get the same answer for ever).
+    /// does not move the cursor, a page of the dialog list whose next offset does not move down the list (asking
+    /// again would get the same answer for ever).
     public var implausibleAnswers = 0
     /// Held-back update groups dropped after ``SyncConfiguration/gapPollLimit`` gap polls did not release them.
     public var heldUpdatesDropped = 0

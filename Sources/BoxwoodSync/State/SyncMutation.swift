@@ -31,6 +31,9 @@ enum SyncMutation: Sendable {
     /// Rebuilds a chat from its dialog: read state, settings, newest messages, and a hole over everything below
     /// them (stored older messages stay, unverified, under the hole until it is filled).
     case resetChat(ApiDialog, messages: [ApiMessage])
+    /// Pins these chats in this order at the top of the root chat list and unpins the others (the pinned dialogs
+    /// of the dialog list's first page).
+    case setPinnedChats([PeerId])
     case updateChannelPts(PeerId, Int32)
 }
 
@@ -46,6 +49,10 @@ struct SyncMutableState: Sendable {
     /// replayed only while it is unchanged.
     let initialStoredAnswers: Int64
     var state: SyncAccountState
+    /// Whether the replay stores ``state`` as the account's cursor. False for a page of a reset from the dialog
+    /// list other than the last: the cursor stays the stored one (``initialState``) until every page is stored, so
+    /// a process killed between pages starts the reset again.
+    let writesCursor: Bool
     var channelPts: [PeerId: Int32] = [:]
     private(set) var operations: [SyncMutation] = []
     private let branchOperationIndex: Int
@@ -53,9 +60,10 @@ struct SyncMutableState: Sendable {
     /// the ones the branch moved, so that a branch does not put back another branch's channel at its old pts.
     private let branchChannelPts: [PeerId: Int32]
 
-    init(initialState: SyncAccountState?, state: SyncAccountState, storedAnswers: Int64) {
+    init(initialState: SyncAccountState?, state: SyncAccountState, storedAnswers: Int64, writesCursor: Bool = true) {
         self.initialState = initialState
         self.state = state
+        self.writesCursor = writesCursor
         initialStoredAnswers = storedAnswers
         initialChannelPts = [:]
         branchOperationIndex = 0
@@ -67,6 +75,7 @@ struct SyncMutableState: Sendable {
         initialChannelPts = other.initialChannelPts
         initialStoredAnswers = other.initialStoredAnswers
         state = other.state
+        writesCursor = other.writesCursor
         channelPts = other.channelPts
         operations = other.operations
         branchOperationIndex = other.operations.count
@@ -103,5 +112,5 @@ struct SyncMutableState: Sendable {
         for (peerId, stored) in branch.initialChannelPts where initialChannelPts[peerId] == nil { initialChannelPts[peerId] = stored }
     }
 
-    var isEmpty: Bool { operations.isEmpty && state == initialState }
+    var isEmpty: Bool { operations.isEmpty && (!writesCursor || state == initialState) }
 }

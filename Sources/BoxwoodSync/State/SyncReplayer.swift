@@ -26,7 +26,7 @@ struct SyncReplayer {
         for operation in batch.operations {
             try apply(operation, in: transaction, events: &recorder)
         }
-        if stored != batch.state { try transaction.setState(batch.state) }
+        if batch.writesCursor, stored != batch.state { try transaction.setState(batch.state) }
         return recorder.events
     }
 
@@ -87,6 +87,8 @@ struct SyncReplayer {
             try transaction.updatePeerNotificationSettings([peerId: SyncNotificationSettings(muteUntil: muteUntil)])
         case let .resetChat(dialog, messages):
             try SyncStorage.resetChat(dialog, messages: messages, accountPeerId: accountPeerId, in: transaction)
+        case let .setPinnedChats(peerIds):
+            try transaction.setPinnedPeers(groupId: .root, peerIds)
         case let .updateChannelPts(peerId, pts):
             try SyncStorage.setChannelPts(peerId, pts, in: transaction)
         }

@@ -136,22 +136,19 @@ enum SyncStorage {
         return restored(message, attributes: attributes)
     }
 
-    /// Every stored message of a chat in the cloud namespace.
-    static func cloudMessages(_ peerId: PeerId, in transaction: Transaction) throws -> [Message] {
-        try transaction.getMessageHistory(peerId: peerId, namespaces: [SyncNamespaces.cloudMessages], anchor: nil,
-                                          direction: .earlier, limit: Int(Int32.max))
-    }
-
     /// Makes `range` of a chat match the server: `messages` (everything the server has in the range) are stored
     /// or updated, stored messages in the range the server no longer has are deleted, and the range stops being
     /// a hole. Messages of other chats or outside the range are ignored. Returns the number of messages stored.
+    /// The stored history is walked one page (``historyPageSize``) at a time.
     @discardableResult
     static func fill(peerId: PeerId, range: ClosedRange<Int32>, messages: [ApiMessage], accountPeerId: PeerId,
                      in transaction: Transaction) throws -> Int {
         let messages = messages.filter { $0.peerId == peerId && range.contains($0.id) }
         let present = Set(messages.map(\.id))
-        let stale = try cloudMessages(peerId, in: transaction).map(\.id).filter { range.contains($0.id) && !present.contains($0.id) }
-        if !stale.isEmpty { try transaction.deleteMessages(stale) }
+        try forEachHistoryPage(peerId, namespace: SyncNamespaces.cloudMessages, in: transaction) { page in
+            let stale = page.map(\.id).filter { range.contains($0.id) && !present.contains($0.id) }
+            if !stale.isEmpty { try transaction.deleteMessages(stale) }
+        }
         let added = try addMessages(messages, location: .random, accountPeerId: accountPeerId, in: transaction)
         try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: .everywhere, range: range)
         return added.count
@@ -159,7 +156,9 @@ enum SyncStorage {
 
     // MARK: Chats
 
+    /// Lists the chat in the root chat list unless it is listed already (a listed chat keeps its group and pin).
     static func includeInChatList(_ peerId: PeerId, in transaction: Transaction) throws {
+        if case .ifHasMessagesOrOneOf = try transaction.getPeerChatListInclusion(peerId) { return }
         try transaction.updatePeerChatListInclusion(peerId, inclusion: .ifHasMessagesOrOneOf(groupId: .root, pinningIndex: nil, minTimestamp: nil))
     }
 

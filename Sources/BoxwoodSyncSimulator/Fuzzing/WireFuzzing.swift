@@ -116,7 +116,7 @@ public enum WireFuzzing {
             .chatTitle(chatId: channel, title: "U"),
             .messageId(id: 10, randomId: 77),
         ]
-        let dialog = ApiDialog(peerId: channel, topMessage: 3, readInboxMaxId: 2, readOutboxMaxId: 1, unreadCount: 1, pts: 7, muteUntil: 0)
+        let dialog = ApiDialog(peerId: channel, topMessage: 3, readInboxMaxId: 2, readOutboxMaxId: 1, unreadCount: 1, pts: 7, muteUntil: 0, pinned: true)
         let messages: [ParentMessage] = [
             .push(connection: 1, event: .updates(.updates(updates: updates, users: [user], chats: [chat], date: 100, seq: 3))),
             .push(connection: 1, event: .updates(.updatesCombined(updates: Array(updates.prefix(3)), users: [], chats: [], date: 100, seqStart: 3, seq: 4))),
@@ -135,7 +135,8 @@ public enum WireFuzzing {
             .answer(id: 6, result: .channelDifference(.difference(final: true, pts: 8, newMessages: [channelMessage], otherUpdates: [], chats: [chat], users: []))),
             .answer(id: 7, result: .channelDifference(.tooLong(dialog: dialog, messages: [channelMessage], chats: [chat], users: [user]))),
             .answer(id: 8, result: .channelDifference(.empty(final: false, pts: 8))),
-            .answer(id: 9, result: .dialogs(ApiDialogs(dialogs: [dialog], messages: [channelMessage], chats: [chat], users: [user], state: state))),
+            .answer(id: 9, result: .dialogs(ApiDialogs(dialogs: [dialog], messages: [channelMessage], chats: [chat], users: [user], state: state,
+                                                  nextOffset: ApiDialogsOffset(date: 100, id: 3, peerId: channel)))),
             .answer(id: 10, result: .history([message])),
             .answer(id: 11, result: .updates(.updateShortSentMessage(id: 14, pts: 16, ptsCount: 1, date: 101))),
             .answer(id: 12, result: .affected(ApiAffectedMessages(pts: 17, ptsCount: 1))),
@@ -158,8 +159,11 @@ public enum WireFuzzing {
             .request(id: 1, call: .getState),
             .request(id: 2, call: .getDifference(pts: 1, qts: 0, date: 5, ptsTotalLimit: 100)),
             .request(id: 3, call: .getChannelDifference(channelId: peer, pts: 3, limit: 10)),
-            .request(id: 4, call: .getDialogs),
-            .request(id: 5, call: .getHistory(peerId: peer, maxId: 0, minId: 0, limit: 20)),
+            .request(id: 4, call: .getDialogs(offset: nil, limit: 100)),
+            .request(id: 5, call: .getHistory(peerId: peer, offsetId: 0, addOffset: 0, limit: 20, maxId: 0, minId: 0)),
+            .request(id: 8, call: .getDialogs(offset: ApiDialogsOffset(date: 100, id: 3, peerId: peer), limit: 100)),
+            .request(id: 9, call: .getHistory(peerId: peer, offsetId: 40, addOffset: -10, limit: 20, maxId: 0, minId: 0)),
+            .request(id: 10, call: .getPeerDialogs(peers: [peer])),
             .request(id: 6, call: .sendMessage(peerId: peer, text: "t", randomId: 9, mutation: mutation)),
             .request(id: 7, call: .readHistory(peerId: peer, maxId: 4, mutation: mutation)),
             .connect(connection: 1),
@@ -170,8 +174,11 @@ public enum WireFuzzing {
         return try messages.map { (message) throws(Violation) in try encodeLine(message) }
     }
 
+    /// One line as the wire writes it, keys sorted so that the seed files come out the same every time.
     private static func encodeLine<T: Encodable>(_ message: T) throws(Violation) -> [UInt8] {
-        guard let data = try? JSONEncoder().encode(message) else { throw Violation(description: "unencodable sample \(message)") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(message) else { throw Violation(description: "unencodable sample \(message)") }
         return [UInt8](data) + [UInt8(ascii: "\n")]
     }
 

@@ -158,10 +158,13 @@ public final class PipeServerHost: @unchecked Sendable {
                 return .difference(try await server.getDifference(pts: pts, qts: qts, date: date, ptsTotalLimit: limit))
             case let .getChannelDifference(channelId, pts, limit):
                 return .channelDifference(try await server.getChannelDifference(channelId: channelId, pts: pts, limit: limit))
-            case .getDialogs:
-                return .dialogs(try await server.getDialogs())
-            case let .getHistory(peerId, maxId, minId, limit):
-                return .history(try await server.getHistory(peerId: peerId, maxId: maxId, minId: minId, limit: limit))
+            case let .getDialogs(offset, limit):
+                return .dialogs(try await server.getDialogs(offset: offset, limit: limit))
+            case let .getPeerDialogs(peers):
+                return .dialogs(try await server.getPeerDialogs(peers: peers))
+            case let .getHistory(peerId, offsetId, addOffset, limit, maxId, minId):
+                return .history(try await server.getHistory(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit,
+                                                            maxId: maxId, minId: minId))
             case let .sendMessage(peerId, text, randomId, mutation):
                 return .updates(try await server.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation))
             case let .readHistory(peerId, maxId, mutation):

@@ -152,14 +152,20 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
         return difference
     }
 
-    public func getDialogs() async throws(SyncTransportError) -> ApiDialogs {
-        let answer = await call(.getDialogs)
+    public func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
+        let answer = await call(.getDialogs(offset: offset, limit: limit))
         guard case let .dialogs(dialogs) = answer else { throw unexpected(answer, for: "getDialogs") }
         return dialogs
     }
 
-    public func getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        let answer = await call(.getHistory(peerId: peerId, maxId: maxId, minId: minId, limit: limit))
+    public func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs {
+        let answer = await call(.getPeerDialogs(peers: peers))
+        guard case let .dialogs(dialogs) = answer else { throw unexpected(answer, for: "getPeerDialogs") }
+        return dialogs
+    }
+
+    public func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        let answer = await call(.getHistory(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId))
         guard case let .history(messages) = answer else { throw unexpected(answer, for: "getHistory") }
         return messages
     }

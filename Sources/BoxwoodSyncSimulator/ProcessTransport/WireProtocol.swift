@@ -63,7 +63,7 @@ public enum ChildReply: Codable, Hashable, Sendable {
 
 /// The kinds of requests a child makes (for hooks and counts).
 public enum PipeRequestKind: String, Codable, CaseIterable, Hashable, Sendable {
-    case getState, getDifference, getChannelDifference, getDialogs, getHistory, sendMessage, readHistory
+    case getState, getDifference, getChannelDifference, getDialogs, getPeerDialogs, getHistory, sendMessage, readHistory
     case editMessage, deleteMessages, sendReaction
     case saveFilePart, sendMedia, forwardMessages
 }
@@ -73,8 +73,9 @@ enum WireRequest: Codable, Hashable, Sendable {
     case getState
     case getDifference(pts: Int32, qts: Int32, date: Int32, ptsTotalLimit: Int32)
     case getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32)
-    case getDialogs
-    case getHistory(peerId: PeerId, maxId: Int32, minId: Int32, limit: Int32)
+    case getDialogs(offset: ApiDialogsOffset?, limit: Int32)
+    case getPeerDialogs(peers: [PeerId])
+    case getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32)
     case sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId)
     case readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId)
     case editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId)
@@ -90,6 +91,7 @@ enum WireRequest: Codable, Hashable, Sendable {
         case .getDifference: return .getDifference
         case .getChannelDifference: return .getChannelDifference
         case .getDialogs: return .getDialogs
+        case .getPeerDialogs: return .getPeerDialogs
         case .getHistory: return .getHistory
         case .sendMessage: return .sendMessage
         case .readHistory: return .readHistory
