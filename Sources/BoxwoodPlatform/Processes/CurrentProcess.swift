@@ -34,8 +34,18 @@ public enum CurrentProcess {
     }
 
     /// The most memory the running process has had resident at once so far (its peak resident set size), in
-    /// bytes: `getrusage(RUSAGE_SELF).ru_maxrss`, which Linux counts in kilobytes and Darwin in bytes.
+    /// bytes. Linux: `VmHWM` of `/proc/self/status` — the high-water mark of this program's own memory image —
+    /// because Linux's `ru_maxrss` survives fork and exec (a child spawned by a 500 MiB test process reports at
+    /// least 500 MiB); `getrusage` only when `/proc` cannot be read. Darwin: `getrusage(RUSAGE_SELF).ru_maxrss`, in
+    /// bytes there (a spawned process starts a new task, so it is its own).
     public static func peakResidentBytes() throws(Errno) -> UInt64 {
+        #if os(Linux)
+        if let status = readSmallFile("/proc/self/status"),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ UInt64($0) }) {
+            return kilobytes * 1024
+        }
+        #endif
         #if os(Linux) || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         var usage = rusage()
         #if os(Linux)

@@ -118,7 +118,7 @@ func readSmallFile(_ path: String) -> String? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     let owner = OwnedDescriptor(takingRaw: descriptor)
-    var buffer = [UInt8](repeating: 0, count: 1024)
+    var buffer = [UInt8](repeating: 0, count: 4096)
     guard let count = try? buffer.withUnsafeMutableBytes({ try owner.descriptor.read(into: $0, retryOnInterrupt: true) }), count > 0 else {
         return nil
     }
