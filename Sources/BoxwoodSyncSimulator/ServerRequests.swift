@@ -44,9 +44,11 @@ extension ServerState {
     /// A window of the current messages of `peerId` (see ``SyncTransport/getHistory(peerId:offsetId:addOffset:limit:maxId:minId:)``):
     /// of those with `minId < id < maxId` (`maxId == 0`: unbounded) newest first, `limit` from `addOffset` places
     /// after the first one below `offsetId` (`offsetId == 0`: the newest).
-    func history(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) -> [ApiMessage] {
+    func history(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32,
+                 filter: ApiSearchFilter? = nil) -> [ApiMessage] {
         guard let record = chats[peerId], limit > 0 else { return [] }
-        let matching = record.messages.values.filter { $0.id > minId && (maxId == 0 || $0.id < maxId) }.sorted { $0.id > $1.id }
+        let matching = record.messages.values.filter { $0.id > minId && (maxId == 0 || $0.id < maxId) && (filter?.matches($0.content) ?? true) }
+            .sorted { $0.id > $1.id }
         let position = offsetId == 0 ? 0 : (matching.firstIndex { $0.id < offsetId } ?? matching.count)
         let start = max(0, min(matching.count, position + Int(addOffset)))
         return Array(matching[start..<min(matching.count, start + Int(limit))])

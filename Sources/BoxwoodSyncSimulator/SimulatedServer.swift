@@ -166,6 +166,15 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         }
     }
 
+    /// The messages of `peerId` that `filter` returns, windowed like ``getHistory(peerId:offsetId:addOffset:limit:maxId:minId:)``.
+    public func searchHistory(peerId: PeerId, filter: ApiSearchFilter, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                              minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> [ApiMessage] in
+            try state.failRequestBeforeApplying()
+            return state.history(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId, filter: filter)
+        }
+    }
+
     /// Sends a message, applied at most once per `mutation`. With faults, the request may fail before being applied
     /// or be applied and lose its answer; a retry with the same `mutation` returns the stored answer.
     /// Sending to an unknown peer is a programming error (it traps).

@@ -27,7 +27,8 @@ public final class SyncClient: Sendable {
     /// and groups are indexed (deletes name only the id); text is indexed for search.
     public static var seedConfiguration: SeedConfiguration {
         let cloud = SyncNamespaces.cloudMessages
-        let everywhere: [MessageId.Namespace: Set<MessageTags>] = [cloud: []]
+        // Each media tag is a hole space of its own: shared-media views fill through searchHistory.
+        let everywhere: [MessageId.Namespace: Set<MessageTags>] = [cloud: Set(SyncMessageTags.mediaSpaces)]
         return SeedConfiguration(
             messageHoles: [SyncNamespaces.user: everywhere, SyncNamespaces.group: everywhere,
                            SyncNamespaces.channel: everywhere, SyncNamespaces.secretChat: everywhere],

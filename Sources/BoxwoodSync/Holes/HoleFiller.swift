@@ -78,7 +78,7 @@ public actor MessageHistoryHoleFiller {
         let now = ContinuousClock.now
         completed = completed.filter { now - $0.value < configuration.holeCooldown }
         var earliestRetry: Duration?
-        for entry in entries.sorted(by: Self.fetchOrder) where entry.space == .everywhere {
+        for entry in entries.sorted(by: Self.fetchOrder) where Self.isFillable(entry.space) {
             let key = LocationKey(peerId: entry.peerId, namespace: entry.namespace, space: entry.space)
             guard !inFlight.contains(key) else { continue }
             if let finished = completed[entry] {
@@ -104,6 +104,14 @@ public actor MessageHistoryHoleFiller {
         update(current)
     }
 
+    /// Whether the filler can fetch holes of `space`: the whole history, or a media space (``ApiSearchFilter``).
+    private static func isFillable(_ space: MessageHistoryHoleSpace) -> Bool {
+        switch space {
+        case .everywhere: return true
+        case let .tag(tag): return ApiSearchFilter(tag: tag) != nil
+        }
+    }
+
     private static func fetchOrder(_ lhs: MessageHistoryHolesViewEntry, _ rhs: MessageHistoryHolesViewEntry) -> Bool {
         (lhs.peerId, lhs.namespace, lhs.range.upperBound) < (rhs.peerId, rhs.namespace, rhs.range.upperBound)
     }
@@ -118,9 +126,17 @@ public actor MessageHistoryHoleFiller {
         do throws(SyncError) {
             try await manager.perform { () async throws(SyncError) in
                 let page = HoleFillPage(range: entry.range, direction: entry.direction, limit: limit)
-                let messages = try await manager.request("getHistory", peerId: entry.peerId) { () async throws(SyncTransportError) in
-                    try await transport.getHistory(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
-                                                   limit: page.limit, maxId: page.maxId, minId: page.minId)
+                // A media space is fetched with its search filter: only its messages, in the same windows.
+                var filter: ApiSearchFilter?
+                if case let .tag(tag) = entry.space { filter = ApiSearchFilter(tag: tag) }
+                let messages = try await manager.request(filter == nil ? "getHistory" : "searchHistory", peerId: entry.peerId) {
+                    [filter] () async throws(SyncTransportError) in
+                    if let filter {
+                        return try await transport.searchHistory(peerId: entry.peerId, filter: filter, offsetId: page.offsetId,
+                                                                 addOffset: page.addOffset, limit: page.limit, maxId: page.maxId, minId: page.minId)
+                    }
+                    return try await transport.getHistory(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
+                                                          limit: page.limit, maxId: page.maxId, minId: page.minId)
                 }
                 // Only messages of this chat inside the hole count: an answer that proves nothing there fills
                 // nothing, and the hole is fetched again after its cooldown.
@@ -128,8 +144,12 @@ public actor MessageHistoryHoleFiller {
                 let accountPeerId = manager.accountPeerId
                 let stored: Int
                 do throws(SyncStorageError) {
-                    stored = try await store.run(.fillHole) { transaction in
-                        try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
+                    stored = try await store.run(.fillHole) { [filter] transaction in
+                        if let filter {
+                            return try SyncStorage.fill(peerId: entry.peerId, range: filled, filter: filter, messages: messages,
+                                                        accountPeerId: accountPeerId, in: transaction)
+                        }
+                        return try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
                     }
                 } catch {
                     throw .storage(error)

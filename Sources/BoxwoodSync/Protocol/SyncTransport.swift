@@ -44,6 +44,10 @@ public protocol SyncTransport: Sendable {
     /// newest). A negative `addOffset` moves the window up, to messages at and above `offsetId`: `offsetId: x,
     /// addOffset: -limit / 2` is the neighbourhood of `x`.
     func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage]
+    /// A window of `peerId`'s messages that `filter` returns (Telegram's `messages.search` with an empty query: the
+    /// shared photos, files or links), newest first, windowed like ``getHistory(peerId:offsetId:addOffset:limit:maxId:minId:)``.
+    func searchHistory(peerId: PeerId, filter: ApiSearchFilter, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                       minId: Int32) async throws(SyncTransportError) -> [ApiMessage]
     /// Sends a message; applied at most once per `mutation` (a repeat returns the first answer).
     func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
     /// Marks incoming messages of `peerId` read up to `maxId`; applied at most once per `mutation`.
@@ -91,6 +95,11 @@ extension SyncTransport {
     }
 
     public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func searchHistory(peerId: PeerId, filter: ApiSearchFilter, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                              minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
         throw .rejected(reason: "METHOD_NOT_SUPPORTED")
     }
 

@@ -3,7 +3,7 @@ import Boxwood
 /// How the sync layer stores server objects in Postbox tables; every write here is idempotent.
 enum SyncStorage {
     /// The message tag of pinned messages.
-    static let pinnedTag = MessageTags(rawValue: 1 << 0)
+    static let pinnedTag = SyncMessageTags.pinned
 
     // MARK: Conversions
 
@@ -19,7 +19,7 @@ enum SyncStorage {
             groupingKey: parts.groupingKey,
             timestamp: message.date,
             flags: message.outgoing ? [] : [.incoming],
-            tags: message.pinned ? pinnedTag : [],
+            tags: SyncMessageTags.tags(of: message.content, pinned: message.pinned),
             forwardInfo: parts.forwardInfo,
             authorId: message.fromId,
             text: message.text,
@@ -150,7 +150,22 @@ enum SyncStorage {
             if !stale.isEmpty { try transaction.deleteMessages(stale) }
         }
         let added = try addMessages(messages, location: .random, accountPeerId: accountPeerId, in: transaction)
-        try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: .everywhere, range: range)
+        // Every message of the range is known now, those of each media space too.
+        for space in [MessageHistoryHoleSpace.everywhere] + SyncMessageTags.mediaSpaces.map(MessageHistoryHoleSpace.tag) {
+            try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: space, range: range)
+        }
+        return added.count
+    }
+
+    /// Stores a page of `filter`'s messages of `peerId` that fills `range` of that media space: its messages are
+    /// added (the rest of the range in that space is known to be empty) and the space's hole is removed. Stored
+    /// messages are not deleted here — one missing from the answer may have lost its media, not be gone — and the
+    /// everywhere holes stay.
+    static func fill(peerId: PeerId, range: ClosedRange<Int32>, filter: ApiSearchFilter, messages: [ApiMessage], accountPeerId: PeerId,
+                     in transaction: Transaction) throws -> Int {
+        let messages = messages.filter { $0.peerId == peerId && range.contains($0.id) && filter.matches($0.content) }
+        let added = try addMessages(messages, location: .random, accountPeerId: accountPeerId, in: transaction)
+        try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: .tag(filter.tag), range: range)
         return added.count
     }
 
@@ -188,7 +203,11 @@ enum SyncStorage {
             // Everything from the lowest fetched message up is known: store it exactly. (Up to Int32.max, which
             // is a valid id: `lowest` may be it, and a range ending below it would be empty — a trap.)
             try fill(peerId: peerId, range: lowest...Int32.max, messages: fetched, accountPeerId: accountPeerId, in: transaction)
-            if lowest > 1 { try transaction.addHole(peerId: peerId, namespace: cloud, space: .everywhere, range: 1...(lowest - 1)) }
+            if lowest > 1 {
+                for space in [MessageHistoryHoleSpace.everywhere] + SyncMessageTags.mediaSpaces.map(MessageHistoryHoleSpace.tag) {
+                    try transaction.addHole(peerId: peerId, namespace: cloud, space: space, range: 1...(lowest - 1))
+                }
+            }
         } else {
             try fill(peerId: peerId, range: 1...Int32.max, messages: [], accountPeerId: accountPeerId, in: transaction)
         }

@@ -175,6 +175,9 @@ public final class PipeServerHost: @unchecked Sendable {
                 return .affected(try await server.deleteMessages(peerId: peerId, ids: ids, mutation: mutation))
             case let .sendReaction(peerId, id, emoji, mutation):
                 return .updates(try await server.sendReaction(peerId: peerId, id: id, emoji: emoji, mutation: mutation))
+            case let .searchHistory(peerId, filter, offsetId, addOffset, limit, maxId, minId):
+                return .history(try await server.searchHistory(peerId: peerId, filter: filter, offsetId: offsetId, addOffset: addOffset,
+                                                               limit: limit, maxId: maxId, minId: minId))
             case let .saveFilePart(fileId, part, totalParts, bytes):
                 try await server.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes)
                 return .done

@@ -200,6 +200,14 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
         return updates
     }
 
+    public func searchHistory(peerId: PeerId, filter: ApiSearchFilter, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                              minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        let answer = await call(.searchHistory(peerId: peerId, filter: filter, offsetId: offsetId, addOffset: addOffset, limit: limit,
+                                               maxId: maxId, minId: minId))
+        guard case let .history(messages) = answer else { throw unexpected(answer, for: "searchHistory") }
+        return messages
+    }
+
     public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
         let answer = await call(.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes))
         guard case .done = answer else { throw unexpected(answer, for: "saveFilePart") }
