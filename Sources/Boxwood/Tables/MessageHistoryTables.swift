@@ -10,6 +10,7 @@ final class MessageHistoryTables {
     let metadata: MessageHistoryMetadataTable
     let index: MessageHistoryIndexTable
     let tags: MessageHistoryTagsTable
+    let tagsSummary: MessageHistoryTagsSummaryTable
     let globalIds: GlobalMessageIdsTable
     let globallyUniqueIds: MessageGloballyUniqueIdTable
     let holes: MessageHistoryHoleIndexTable
@@ -33,6 +34,7 @@ final class MessageHistoryTables {
         metadata = MessageHistoryMetadataTable(valueBox: valueBox, useCaches: useCaches)
         index = MessageHistoryIndexTable(valueBox: valueBox, useCaches: useCaches)
         tags = MessageHistoryTagsTable(valueBox: valueBox, useCaches: useCaches)
+        tagsSummary = MessageHistoryTagsSummaryTable(valueBox: valueBox, summaryTags: configuration.messageTagsWithSummary, useCaches: useCaches)
         globalIds = GlobalMessageIdsTable(valueBox: valueBox, useCaches: useCaches)
         globallyUniqueIds = MessageGloballyUniqueIdTable(valueBox: valueBox, useCaches: useCaches)
         holes = MessageHistoryHoleIndexTable(valueBox: valueBox, metadataTable: metadata, seedHoles: configuration.messageHoles, useCaches: useCaches)
@@ -41,7 +43,7 @@ final class MessageHistoryTables {
         unsent = MessageHistoryUnsentTable(valueBox: valueBox, useCaches: useCaches)
         media = MessageMediaTable(valueBox: valueBox, useCaches: useCaches)
         history = MessageHistoryTable(valueBox: valueBox, configuration: configuration, metadataTable: metadata, indexTable: index,
-                                      tagsTable: tags, globalIdsTable: globalIds, globallyUniqueIdTable: globallyUniqueIds,
+                                      tagsTable: tags, tagsSummaryTable: tagsSummary, globalIdsTable: globalIds, globallyUniqueIdTable: globallyUniqueIds,
                                       holeTable: holes, readStateTable: readStates, textIndexTable: textIndex,
                                       unsentTable: unsent, mediaTable: media, useCaches: useCaches)
         chatListIndex = ChatListIndexTable(valueBox: valueBox, defaultInclusion: configuration.defaultInclusion, useCaches: useCaches)
@@ -49,7 +51,7 @@ final class MessageHistoryTables {
                                  chatMessagesNamespaces: configuration.chatMessagesNamespaces, useCaches: useCaches)
     }
 
-    var tables: [Table] { [metadata, index, tags, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
+    var tables: [Table] { [metadata, index, tags, tagsSummary, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
 
     /// Derives the chat-list operations from the transaction's history operations and inclusion changes, then
     /// brings the total unread states up to date (Postbox's `chatListTable.replay` and
@@ -62,6 +64,7 @@ final class MessageHistoryTables {
     /// Clears every accumulator (after the change record was built).
     func resetChanges() {
         history.resetChanges()
+        tagsSummary.resetChanges()
         holes.resetChanges()
         unsent.resetChanges()
         readStates.resetChanges()
