@@ -11,6 +11,8 @@ final class MessageHistoryTables {
     let index: MessageHistoryIndexTable
     let tags: MessageHistoryTagsTable
     let tagsSummary: MessageHistoryTagsSummaryTable
+    /// Drafts and other per-chat app state.
+    let interfaceStates: PeerChatInterfaceStateTable
     let globalIds: GlobalMessageIdsTable
     let globallyUniqueIds: MessageGloballyUniqueIdTable
     let holes: MessageHistoryHoleIndexTable
@@ -35,6 +37,7 @@ final class MessageHistoryTables {
         index = MessageHistoryIndexTable(valueBox: valueBox, useCaches: useCaches)
         tags = MessageHistoryTagsTable(valueBox: valueBox, useCaches: useCaches)
         tagsSummary = MessageHistoryTagsSummaryTable(valueBox: valueBox, summaryTags: configuration.messageTagsWithSummary, useCaches: useCaches)
+        interfaceStates = PeerChatInterfaceStateTable(valueBox: valueBox, useCaches: useCaches)
         globalIds = GlobalMessageIdsTable(valueBox: valueBox, useCaches: useCaches)
         globallyUniqueIds = MessageGloballyUniqueIdTable(valueBox: valueBox, useCaches: useCaches)
         holes = MessageHistoryHoleIndexTable(valueBox: valueBox, metadataTable: metadata, seedHoles: configuration.messageHoles, useCaches: useCaches)
@@ -51,7 +54,7 @@ final class MessageHistoryTables {
                                  chatMessagesNamespaces: configuration.chatMessagesNamespaces, useCaches: useCaches)
     }
 
-    var tables: [Table] { [metadata, index, tags, tagsSummary, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
+    var tables: [Table] { [metadata, index, tags, tagsSummary, interfaceStates, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
 
     /// Derives the chat-list operations from the transaction's history operations and inclusion changes, then
     /// brings the total unread states up to date (Postbox's `chatListTable.replay` and
@@ -65,6 +68,7 @@ final class MessageHistoryTables {
     func resetChanges() {
         history.resetChanges()
         tagsSummary.resetChanges()
+        interfaceStates.resetChanges()
         holes.resetChanges()
         unsent.resetChanges()
         readStates.resetChanges()
