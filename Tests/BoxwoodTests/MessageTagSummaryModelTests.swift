@@ -84,7 +84,7 @@ private enum SummaryStep: Sendable {
     static let photo = MessageTags(rawValue: 2)
     static let peers = [peer(0, 1), peer(0, 2), peer(1, 3)]
     static let namespaces: [MessageId.Namespace] = [0, 1]
-    static let seed = SeedConfiguration(chatMessagesNamespaces: [0, 1], messageTagsWithSummary: [mention, unseenReaction])
+    static let seed = SeedConfiguration(chatMessagesNamespaces: [0, 1], messageTagsWithSummary: unseenReaction, chatListMentionTag: mention)
 
     static var allKeys: [MessageHistoryTagsSummaryKey] {
         peers.flatMap { peerId in

@@ -15,6 +15,8 @@ struct MessageHistoryConfiguration: Sendable {
     var defaultInclusion: PeerChatListInclusion = .ifHasMessagesOrOneOf(groupId: .root, pinningIndex: nil, minTimestamp: nil)
     /// `SeedConfiguration.messageTagsWithSummary`: the tag bits counted per chat and namespace (table 44).
     var messageTagsWithSummary: MessageTags = []
+    /// `SeedConfiguration.chatListMentionTag`: the summary a chat-list row shows as its mention count.
+    var chatListMentionTag: MessageTags? = nil
     /// Whether message text is put in the full-text index (table 41).
     var indexMessageText = true
 
