@@ -5,7 +5,8 @@ import BoxwoodStore
 
 /// Chat-list rows carry the chat's draft (its interface state's embedded state) and its mention count (the tag
 /// summary of the configured mention tag); the view re-emits when one of those of a row it shows changes, and
-/// not for other chats nor for interface-state changes the row does not show.
+/// not for other chats nor for interface-state changes the row does not show. A draft's
+/// `overrideChatTimestamp` newer than the top message moves the chat up.
 @Suite(.timeLimit(.minutes(1))) struct ChatListDraftMentionTests {
     init() throws { try registerViewTestTypes() }
 
@@ -60,7 +61,18 @@ import BoxwoodStore
                       expect: { Self.rows($0) == ["Bob: m4 @1", "Alice: m2 @5 draft see you soon"] }),
             .relevant({ tx in try tx.setPeerChatInterfaceState(Self.alice, state: nil) },
                       expect: { Self.rows($0) == ["Bob: m4 @1", "Alice: m2 @5"] }),
+            // A draft newer than every top message moves Carol to the top.
+            .relevant({ tx in try tx.setPeerChatInterfaceState(Self.carol, state: Self.draft("urgent", timestamp: 900, override: 900)) },
+                      expect: { Self.rows($0) == ["Carol: m1 @4 draft urgent", "Bob: m4 @1"] }),
+            // An older override does not move it: back to its top message's place.
+            .relevant({ tx in try tx.setPeerChatInterfaceState(Self.carol, state: Self.draft("urgent", timestamp: 900, override: 10)) },
+                      expect: { Self.rows($0) == ["Bob: m4 @1", "Alice: m2 @5"] }),
         ])
+        // The chat list is replayed at the end of the transaction: the next one reads the new place.
+        try await postbox.transaction { tx in try tx.setPeerChatInterfaceState(Self.carol, state: Self.draft("again", override: 1000)) }
+        let index = try await postbox.transaction { tx in try tx.getChatListEntries(groupId: .root, count: 1).first?.index }
+        #expect(index?.messageIndex.timestamp == 1000)
+        #expect(index?.messageIndex.id.peerId == Self.carol)
         try await postbox.close()
     }
 }

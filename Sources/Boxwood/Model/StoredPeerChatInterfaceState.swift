@@ -15,8 +15,8 @@ public struct ChatListEmbeddedState: Hashable, Sendable {
 /// scrolled to, and whatever else the app keeps in `data`. Stored by
 /// ``Transaction/setPeerChatInterfaceState(_:state:)`` in table 67.
 public struct StoredPeerChatInterfaceState: Hashable, Sendable {
-    /// The time the chat list should place the chat at when it is newer than the top message (a fresh draft);
-    /// stored, not yet used for ordering.
+    /// When set and newer than the chat's top message, the chat-list places the chat at this time instead (a fresh
+    /// draft moves the chat up); see ``ChatListIndex``.
     public var overrideChatTimestamp: Int32?
     /// The message the chat was scrolled to, nil for the bottom.
     public var historyScrollMessageIndex: MessageIndex?

@@ -6,7 +6,9 @@ extension Transaction {
     }
 
     /// Stores the interface state of `peerId` (nil removes it). Recorded in
-    /// ``PostboxChanges/updatedPeerChatInterfaceStates`` unless the chat already had this state.
+    /// ``PostboxChanges/updatedPeerChatInterfaceStates`` unless the chat already had this state; chat-list rows show
+    /// its ``StoredPeerChatInterfaceState/chatListEmbeddedState``, and its
+    /// ``StoredPeerChatInterfaceState/overrideChatTimestamp`` places the chat in the chat list.
     public func setPeerChatInterfaceState(_ peerId: PeerId, state: StoredPeerChatInterfaceState?) throws {
         try history.interfaceStates.set(peerId, state)
     }

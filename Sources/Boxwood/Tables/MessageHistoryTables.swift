@@ -11,7 +11,7 @@ final class MessageHistoryTables {
     let index: MessageHistoryIndexTable
     let tags: MessageHistoryTagsTable
     let tagsSummary: MessageHistoryTagsSummaryTable
-    /// Drafts and other per-chat app state.
+    /// Drafts and other per-chat app state; its `overrideChatTimestamp` places chats in the chat list.
     let interfaceStates: PeerChatInterfaceStateTable
     let globalIds: GlobalMessageIdsTable
     let globallyUniqueIds: MessageGloballyUniqueIdTable
@@ -56,11 +56,13 @@ final class MessageHistoryTables {
 
     var tables: [Table] { [metadata, index, tags, tagsSummary, interfaceStates, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
 
-    /// Derives the chat-list operations from the transaction's history operations and inclusion changes, then
+    /// Derives the chat-list operations from the transaction's history operations, inclusion changes and interface
+    /// states set (their `overrideChatTimestamp`), then
     /// brings the total unread states up to date (Postbox's `chatListTable.replay` and
     /// `chatListIndexTable.commitWithTransaction`).
     func prepareCommit() throws {
-        try chatList.replay(historyOperationsByPeerId: history.operationsByPeerId, historyTable: history)
+        try chatList.replay(historyOperationsByPeerId: history.operationsByPeerId, historyTable: history,
+                            interfaceStates: interfaceStates.updatedStates)
         try chatListIndex.commitTotalUnreadStates(readStateTable: readStates, metadataTable: metadata, filter: totalUnreadFilter)
     }
 
