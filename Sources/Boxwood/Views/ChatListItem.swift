@@ -18,7 +18,8 @@ public enum ChatListEntry: Sendable {
 /// the tag summaries, table 44) — everything a row renders, without another read.
 public struct ChatListItem: Sendable {
     public let peerId: PeerId
-    /// The row's position: pinning, then the top message's index (or the chat's minimum timestamp).
+    /// The row's position: pinning, then the top message's index (or the chat's minimum timestamp), with the
+    /// timestamp of the interface state's ``StoredPeerChatInterfaceState/overrideChatTimestamp`` when that is later.
     public let index: ChatListIndex
     /// The chat and its ``Peer/associatedPeerId`` (for example the user of a secret chat), those that are stored.
     public let peers: [PeerId: any Peer]
