@@ -23,6 +23,10 @@ public struct PostboxChanges {
     public var updatedPeers: [PeerId: any Peer] = [:]
     /// Peers whose chat state (channel pts and similar) changed.
     public var updatedPeerChatStates: Set<PeerId> = []
+    /// Chats whose interface state (draft, scroll position) was set, with the new state (nil: removed).
+    public var updatedPeerChatInterfaceStates: [PeerId: StoredPeerChatInterfaceState?] = [:]
+    /// Tag summaries changed by the history or replaced from the server, with their new values.
+    public var updatedMessageTagSummaries: [MessageHistoryTagsSummaryKey: MessageHistoryTagNamespaceSummary] = [:]
     public var updatedCachedPeerData: [PeerId: any CachedPeerData] = [:]
     public var updatedPeerPresences: [PeerId: any PeerPresence] = [:]
     /// Notification settings changes: the value before the transaction and the new one.
@@ -50,6 +54,7 @@ public struct PostboxChanges {
         operationsByPeerId.isEmpty && updatedMedia.isEmpty && holeOperations.isEmpty && chatListOperations.isEmpty
             && alteredInitialPeerCombinedReadStates.isEmpty && updatedChatListInclusions.isEmpty && updatedTotalUnreadStates.isEmpty
             && updatedState == nil && updatedPeers.isEmpty && updatedPeerChatStates.isEmpty && updatedCachedPeerData.isEmpty
+            && updatedPeerChatInterfaceStates.isEmpty && updatedMessageTagSummaries.isEmpty
             && updatedPeerPresences.isEmpty && updatedPeerNotificationSettings.isEmpty && replacedContactPeerIds == nil
             && replacedRemoteContactCount == nil && preferencesOperations.isEmpty && orderedItemListOperations.isEmpty
             && unsentMessageOperations.isEmpty && peerMergedOperationLogOperations.isEmpty && updatedMasterClientId == nil

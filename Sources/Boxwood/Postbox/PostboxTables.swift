@@ -73,6 +73,8 @@ final class PostboxTables {
         changes.updatedMasterClientId = metadata.updatedMasterClientId
         changes.updatedPeers = try peers.updatedPeers()
         changes.updatedPeerChatStates = peerChatStates.updatedPeerIds
+        changes.updatedPeerChatInterfaceStates = history.interfaceStates.updatedStates
+        changes.updatedMessageTagSummaries = history.tagsSummary.updatedSummaries
         changes.updatedCachedPeerData = cachedPeerData.updatedCachedPeerData
         changes.updatedPeerPresences = peerPresences.updatedPresences
         changes.updatedPeerNotificationSettings = peerNotificationSettings.updatedSettings

@@ -49,6 +49,20 @@ public struct SeedConfiguration: Sendable {
     /// Default `[]`: no namespace is account-wide, and `getMessageId(globalId:)` finds nothing.
     public var globalMessageIdsNamespaces: Set<GlobalMessageIdsNamespace>
 
+    /// The tag bits counted per chat and message namespace (Postbox's `messageTagsWithSummary`, for example unread
+    /// mentions): read with ``Transaction/getMessageTagSummary(peerId:tagMask:namespace:)``, set from the server with
+    /// ``Transaction/replaceMessageTagSummary(peerId:tagMask:namespace:count:maxId:)``, shown in chat-list rows
+    /// (``ChatListItem/tagSummaryCounts``).
+    ///
+    /// Default `[]`: nothing is counted. ``chatListMentionTag`` is always counted.
+    public var messageTagsWithSummary: MessageTags
+
+    /// The tag whose summary a chat-list row shows as ``ChatListItem/mentionCount`` (summed over
+    /// ``chatMessagesNamespaces``).
+    ///
+    /// Default nil: rows show a mention count of 0.
+    public var chatListMentionTag: MessageTags?
+
     /// A configuration; every parameter has the default its property describes.
     ///
     /// - Parameter defaultMessageNamespaceReadStates: nil (the default) for an empty read state in each of
@@ -57,13 +71,16 @@ public struct SeedConfiguration: Sendable {
                 messageHoles: [PeerId.Namespace: [MessageId.Namespace: Set<MessageTags>]] = [:],
                 defaultMessageNamespaceReadStates: [MessageId.Namespace: PeerReadState]? = nil,
                 chatMessagesNamespaces: Set<MessageId.Namespace> = [0],
-                indexMessageText: Bool = true, globalMessageIdsNamespaces: Set<GlobalMessageIdsNamespace> = []) {
+                indexMessageText: Bool = true, globalMessageIdsNamespaces: Set<GlobalMessageIdsNamespace> = [],
+                messageTagsWithSummary: MessageTags = [], chatListMentionTag: MessageTags? = nil) {
         self.initializeChatListWithHole = initializeChatListWithHole
         self.messageHoles = messageHoles
         self.defaultMessageNamespaceReadStates = defaultMessageNamespaceReadStates ?? Self.emptyReadStates(for: chatMessagesNamespaces)
         self.chatMessagesNamespaces = chatMessagesNamespaces
         self.indexMessageText = indexMessageText
         self.globalMessageIdsNamespaces = globalMessageIdsNamespaces
+        self.messageTagsWithSummary = messageTagsWithSummary
+        self.chatListMentionTag = chatListMentionTag
     }
 
     /// An empty id-based read state — nothing read, nothing known, no unread message — for each of `namespaces`:
@@ -84,6 +101,8 @@ extension SeedConfiguration {
         configuration.chatMessagesNamespaces = chatMessagesNamespaces
         configuration.globalMessageIdsNamespaces = globalMessageIdsNamespaces
         configuration.indexMessageText = indexMessageText
+        configuration.messageTagsWithSummary = messageTagsWithSummary.union(chatListMentionTag ?? [])
+        configuration.chatListMentionTag = chatListMentionTag
         return configuration
     }
 }

@@ -1,12 +1,14 @@
 import BoxwoodStore
 /// Table 8: each peer's chat-list state (Postbox's `ChatListIndexTable`): its inclusion (group, pinning, minimum
-/// timestamp) and its top message as last placed in the chat list. Int64 keys (the PeerId) → little-endian value:
+/// timestamp), its top message and its interface state's `overrideChatTimestamp`, both as last placed in the chat
+/// list. Int64 keys (the PeerId) → little-endian value:
 ///
 /// ```
 /// kind UInt8: 0 not included, 1 included if it has messages or is pinned or has a minimum timestamp
 ///   kind 1: groupId Int32, flags UInt8 (0x01 pinned, 0x02 min timestamp), [pinningIndex UInt16], [minTimestamp Int32]
 /// hasTop UInt8: 0 or 1
 ///   1: top message namespace Int32, id Int32, timestamp Int32 (the peer is the key)
+/// [only when the chat has an override timestamp: 1 UInt8, overrideChatTimestamp Int32]
 /// ```
 ///
 /// A peer without an entry has ``MessageHistoryConfiguration/defaultInclusion`` and no top message. Write-through
@@ -19,8 +21,12 @@ final class ChatListIndexTable: Table {
     struct Entry: Hashable {
         var inclusion: PeerChatListInclusion
         var topMessageIndex: MessageIndex?
+        /// The chat's ``StoredPeerChatInterfaceState/overrideChatTimestamp`` as last placed (a draft's time).
+        var overrideTimestamp: Int32? = nil
 
-        /// Where the peer is listed: its group and chat-list index, or nil when it is not listed.
+        /// Where the peer is listed: its group and chat-list index, or nil when it is not listed. The index's
+        /// timestamp is the latest of the top message's, the minimum timestamp and the override timestamp (an
+        /// override alone does not list a chat).
         func listing(_ peerId: PeerId) -> (groupId: PeerGroupId, index: ChatListIndex)? {
             guard case let .ifHasMessagesOrOneOf(groupId, pinningIndex, minTimestamp) = inclusion else { return nil }
             guard topMessageIndex != nil || pinningIndex != nil || minTimestamp != nil else { return nil }
@@ -28,7 +34,10 @@ final class ChatListIndexTable: Table {
             if let minTimestamp, messageIndex.map({ $0.timestamp < minTimestamp }) ?? true {
                 messageIndex = MessageIndex(id: MessageId(peerId: peerId, namespace: 0, id: 0), timestamp: minTimestamp)
             }
-            let index = messageIndex ?? MessageIndex(id: MessageId(peerId: peerId, namespace: 0, id: 0), timestamp: 0)
+            var index = messageIndex ?? MessageIndex(id: MessageId(peerId: peerId, namespace: 0, id: 0), timestamp: 0)
+            if let overrideTimestamp, overrideTimestamp > index.timestamp {
+                index = MessageIndex(id: index.id, timestamp: overrideTimestamp)
+            }
             return (groupId, ChatListIndex(pinningIndex: pinningIndex, messageIndex: index))
         }
     }
@@ -92,7 +101,14 @@ final class ChatListIndexTable: Table {
                 throw .undefinedByte(tag, offset: tagOffset)
             }
             let top = try reader.optionalMessageIndex(peerId: peerId)
-            return (Entry(inclusion: inclusion, topMessageIndex: top), reader.remaining)
+            var overrideTimestamp: Int32?
+            if reader.remaining > 0 {
+                let flagOffset = reader.offset
+                let flag = try reader.uint8()
+                guard flag == 1 else { throw .undefinedByte(flag, offset: flagOffset) }
+                overrideTimestamp = try reader.int32()
+            }
+            return (Entry(inclusion: inclusion, topMessageIndex: top, overrideTimestamp: overrideTimestamp), reader.remaining)
         }
         guard trailingBytes == 0 else { throw corrupt("entry of \(peerId) has trailing bytes") }
         return entry
@@ -114,6 +130,10 @@ final class ChatListIndexTable: Table {
             if let minTimestamp { value.append(minTimestamp) }
         }
         value.appendOptionalMessageIndex(entry.topMessageIndex)
+        if let overrideTimestamp = entry.overrideTimestamp {
+            value.append(UInt8(1))
+            value.append(overrideTimestamp)
+        }
         try valueBox.set(table, key: ValueBoxKey(int64: peerId.toInt64()), value: value)
         cache[peerId] = entry
     }
@@ -131,6 +151,13 @@ final class ChatListIndexTable: Table {
     func setTopMessageIndex(_ peerId: PeerId, _ index: MessageIndex?) throws {
         var entry = try get(peerId)
         entry.topMessageIndex = index
+        try set(peerId, entry)
+    }
+
+    /// Records the override timestamp the chat list placed `peerId` at (called by ``ChatListTable/replay``).
+    func setOverrideTimestamp(_ peerId: PeerId, _ timestamp: Int32?) throws {
+        var entry = try get(peerId)
+        entry.overrideTimestamp = timestamp
         try set(peerId, entry)
     }
 

@@ -221,12 +221,15 @@ final class ChatListTable: Table {
     // MARK: Replay
 
     /// Moves the chat-list entries of every peer whose history changed in this transaction (a new, deleted or moved
-    /// top message) or whose inclusion changed: a peer is listed at its ``ChatListIndexTable/Entry/listing(_:)``,
+    /// top message), whose interface state's `overrideChatTimestamp` changed (`interfaceStates`: the states set in
+    /// this transaction) or whose inclusion changed: a peer is listed at its ``ChatListIndexTable/Entry/listing(_:)``,
     /// unlisted when that is nil (no messages left and neither pinned nor given a minimum timestamp). Records
     /// `.removeEntry` / `.insertEntry` operations. Run once at the end of each transaction, before
     /// ``ChatListIndexTable/commitTotalUnreadStates``.
-    func replay(historyOperationsByPeerId: [PeerId: [HistoryTableOperation]], historyTable: MessageHistoryTable) throws {
+    func replay(historyOperationsByPeerId: [PeerId: [HistoryTableOperation]], historyTable: MessageHistoryTable,
+                interfaceStates: [PeerId: StoredPeerChatInterfaceState?] = [:]) throws {
         var peers = Set(indexTable.initialEntries.keys)
+        peers.formUnion(interfaceStates.keys)
         for (peerId, operations) in historyOperationsByPeerId {
             let movesTop = operations.contains { operation in
                 if case .updateReadState = operation { return false }
@@ -248,6 +251,13 @@ final class ChatListTable: Table {
                 if top != entry.topMessageIndex {
                     try indexTable.setTopMessageIndex(peerId, top)
                     entry.topMessageIndex = top
+                }
+            }
+            if let state = interfaceStates[peerId] {
+                let timestamp = state?.overrideChatTimestamp
+                if timestamp != entry.overrideTimestamp {
+                    try indexTable.setOverrideTimestamp(peerId, timestamp)
+                    entry.overrideTimestamp = timestamp
                 }
             }
             let after = entry.listing(peerId).map { Shown(groupId: $0.groupId, index: $0.index, top: entry.topMessageIndex) }

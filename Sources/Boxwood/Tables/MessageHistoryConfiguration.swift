@@ -13,6 +13,10 @@ struct MessageHistoryConfiguration: Sendable {
     /// The inclusion of a peer that has no stored chat-list entry. Postbox starts every peer `.notIncluded` and
     /// lets the app include it; Boxwood's default lists a peer in the root group once it has messages.
     var defaultInclusion: PeerChatListInclusion = .ifHasMessagesOrOneOf(groupId: .root, pinningIndex: nil, minTimestamp: nil)
+    /// `SeedConfiguration.messageTagsWithSummary`: the tag bits counted per chat and namespace (table 44).
+    var messageTagsWithSummary: MessageTags = []
+    /// `SeedConfiguration.chatListMentionTag`: the summary a chat-list row shows as its mention count.
+    var chatListMentionTag: MessageTags? = nil
     /// Whether message text is put in the full-text index (table 41).
     var indexMessageText = true
 

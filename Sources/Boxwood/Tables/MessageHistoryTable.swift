@@ -4,7 +4,7 @@ import BoxwoodStore
 /// (PostboxEncoder, see `docs/postbox-tables-history.md`).
 ///
 /// Like Postbox's, this table also runs the history: adding, deleting and updating a message keeps every other
-/// history table consistent — the id index (4), tags (12), global ids (3), globally unique ids (32), the text
+/// history table consistent — the id index (4), tags (12), tag summaries (44), global ids (3), globally unique ids (32), the text
 /// index (41), the unsent messages (11), the read states (14, unread counters), the holes (56, upper history
 /// blocks), the shared media (6) and the counters (10) — and records one `HistoryTableOperation` per change in ``operationsByPeerId``. Write-through.
 ///
@@ -17,6 +17,7 @@ final class MessageHistoryTable: Table {
     let metadataTable: MessageHistoryMetadataTable
     let indexTable: MessageHistoryIndexTable
     let tagsTable: MessageHistoryTagsTable
+    let tagsSummaryTable: MessageHistoryTagsSummaryTable
     let globalIdsTable: GlobalMessageIdsTable
     let globallyUniqueIdTable: MessageGloballyUniqueIdTable
     let holeTable: MessageHistoryHoleIndexTable
@@ -33,7 +34,8 @@ final class MessageHistoryTable: Table {
     private let encoder = PostboxEncoder()
 
     init(valueBox: ValueBox, configuration: MessageHistoryConfiguration, metadataTable: MessageHistoryMetadataTable,
-         indexTable: MessageHistoryIndexTable, tagsTable: MessageHistoryTagsTable, globalIdsTable: GlobalMessageIdsTable,
+         indexTable: MessageHistoryIndexTable, tagsTable: MessageHistoryTagsTable,
+         tagsSummaryTable: MessageHistoryTagsSummaryTable, globalIdsTable: GlobalMessageIdsTable,
          globallyUniqueIdTable: MessageGloballyUniqueIdTable, holeTable: MessageHistoryHoleIndexTable,
          readStateTable: MessageHistoryReadStateTable, textIndexTable: MessageHistoryTextIndexTable?,
          unsentTable: MessageHistoryUnsentTable, mediaTable: MessageMediaTable, useCaches: Bool = true) {
@@ -41,6 +43,7 @@ final class MessageHistoryTable: Table {
         self.metadataTable = metadataTable
         self.indexTable = indexTable
         self.tagsTable = tagsTable
+        self.tagsSummaryTable = tagsSummaryTable
         self.globalIdsTable = globalIdsTable
         self.globallyUniqueIdTable = globallyUniqueIdTable
         self.holeTable = holeTable
@@ -181,6 +184,7 @@ final class MessageHistoryTable: Table {
             let stored = try store(IntermediateMessage(stableId: nextStableId, stableVersion: 0, id: id, message: message))
             nextStableId = nextStableId == .max ? 1 : nextStableId + 1
             append(peerId, .insertMessage(stored))
+            try countSummaryTags(stored.tags, id: id, isNewlyAdded: true)
             if stored.countsAsIncoming { incoming[peerId, default: []].append(stored.index) }
             result.added.append(id)
             if let unique = message.globallyUniqueId { result.idsByGloballyUniqueId[unique] = id }
@@ -214,6 +218,7 @@ final class MessageHistoryTable: Table {
         for id in ids where seen.insert(id).inserted {
             guard let message = try getMessage(id) else { continue }
             try unstore(message, freedMedia: forEachMedia)
+            try uncountSummaryTags(message.tags, id: id)
             removed[id.peerId, default: []].append((message.index, message.tags))
             if message.countsAsIncoming { incoming[id.peerId, default: []].append(message.index) }
         }
@@ -230,7 +235,9 @@ final class MessageHistoryTable: Table {
     /// Replaces message `id` with `message`, which may have another id (a partial id in another peer or namespace
     /// gets a new one; the same peer and namespace keep the id), timestamp, tags, text or flags. The stable id is
     /// kept and the version bumped. A different message already stored at the new id is deleted first. Recorded as
-    /// a removal and an insertion, as in Postbox.
+    /// a removal and an insertion, as in Postbox. Tag summaries: within the same chat and namespace only the tag bits
+    /// removed are uncounted and those added counted (always, whatever the summary's `maxId`); a message moved to
+    /// another chat or namespace is uncounted there and counted as newly added at its new id.
     func updateMessage(_ id: MessageId, _ message: StoreMessage) throws {
         guard let old = try getMessage(id) else { throw HistoryTableError.messageNotFound(id) }
         let newId: MessageId
@@ -257,6 +264,13 @@ final class MessageHistoryTable: Table {
         }
         let updated = try store(fresh)
         append(newId.peerId, .insertMessage(updated))
+        if newId.peerId == id.peerId && newId.namespace == id.namespace {
+            try uncountSummaryTags(old.tags.subtracting(updated.tags), id: id)
+            try countSummaryTags(updated.tags.subtracting(old.tags), id: newId, isNewlyAdded: false)
+        } else {
+            try uncountSummaryTags(old.tags, id: id)
+            try countSummaryTags(updated.tags, id: newId, isNewlyAdded: true)
+        }
         if updated.countsAsIncoming {
             updateReadState(newId.peerId, try readStateTable.addIncomingMessages(newId.peerId, indices: [updated.index]))
         }
@@ -282,6 +296,22 @@ final class MessageHistoryTable: Table {
         if message.countsAsIncoming {
             updateReadState(id.peerId, try readStateTable.deleteIncomingMessages(id.peerId, indices: [oldIndex]))
             updateReadState(id.peerId, try readStateTable.addIncomingMessages(id.peerId, indices: [message.index]))
+        }
+    }
+
+    // MARK: Tag summaries
+
+    /// Counts `tags`' bits that have a summary (see ``MessageHistoryTagsSummaryTable/addMessage(_:id:isNewlyAdded:)``).
+    private func countSummaryTags(_ tags: MessageTags, id: MessageId, isNewlyAdded: Bool) throws {
+        for tag in tags.intersection(tagsSummaryTable.summaryTags).singleTags {
+            try tagsSummaryTable.addMessage(tag, id: id, isNewlyAdded: isNewlyAdded)
+        }
+    }
+
+    /// Uncounts `tags`' bits that have a summary (see ``MessageHistoryTagsSummaryTable/removeMessage(_:id:)``).
+    private func uncountSummaryTags(_ tags: MessageTags, id: MessageId) throws {
+        for tag in tags.intersection(tagsSummaryTable.summaryTags).singleTags {
+            try tagsSummaryTable.removeMessage(tag, id: id)
         }
     }
 

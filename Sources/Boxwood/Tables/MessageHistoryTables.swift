@@ -10,6 +10,9 @@ final class MessageHistoryTables {
     let metadata: MessageHistoryMetadataTable
     let index: MessageHistoryIndexTable
     let tags: MessageHistoryTagsTable
+    let tagsSummary: MessageHistoryTagsSummaryTable
+    /// Drafts and other per-chat app state; its `overrideChatTimestamp` places chats in the chat list.
+    let interfaceStates: PeerChatInterfaceStateTable
     let globalIds: GlobalMessageIdsTable
     let globallyUniqueIds: MessageGloballyUniqueIdTable
     let holes: MessageHistoryHoleIndexTable
@@ -33,6 +36,8 @@ final class MessageHistoryTables {
         metadata = MessageHistoryMetadataTable(valueBox: valueBox, useCaches: useCaches)
         index = MessageHistoryIndexTable(valueBox: valueBox, useCaches: useCaches)
         tags = MessageHistoryTagsTable(valueBox: valueBox, useCaches: useCaches)
+        tagsSummary = MessageHistoryTagsSummaryTable(valueBox: valueBox, summaryTags: configuration.messageTagsWithSummary, useCaches: useCaches)
+        interfaceStates = PeerChatInterfaceStateTable(valueBox: valueBox, useCaches: useCaches)
         globalIds = GlobalMessageIdsTable(valueBox: valueBox, useCaches: useCaches)
         globallyUniqueIds = MessageGloballyUniqueIdTable(valueBox: valueBox, useCaches: useCaches)
         holes = MessageHistoryHoleIndexTable(valueBox: valueBox, metadataTable: metadata, seedHoles: configuration.messageHoles, useCaches: useCaches)
@@ -41,7 +46,7 @@ final class MessageHistoryTables {
         unsent = MessageHistoryUnsentTable(valueBox: valueBox, useCaches: useCaches)
         media = MessageMediaTable(valueBox: valueBox, useCaches: useCaches)
         history = MessageHistoryTable(valueBox: valueBox, configuration: configuration, metadataTable: metadata, indexTable: index,
-                                      tagsTable: tags, globalIdsTable: globalIds, globallyUniqueIdTable: globallyUniqueIds,
+                                      tagsTable: tags, tagsSummaryTable: tagsSummary, globalIdsTable: globalIds, globallyUniqueIdTable: globallyUniqueIds,
                                       holeTable: holes, readStateTable: readStates, textIndexTable: textIndex,
                                       unsentTable: unsent, mediaTable: media, useCaches: useCaches)
         chatListIndex = ChatListIndexTable(valueBox: valueBox, defaultInclusion: configuration.defaultInclusion, useCaches: useCaches)
@@ -49,19 +54,23 @@ final class MessageHistoryTables {
                                  chatMessagesNamespaces: configuration.chatMessagesNamespaces, useCaches: useCaches)
     }
 
-    var tables: [Table] { [metadata, index, tags, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
+    var tables: [Table] { [metadata, index, tags, tagsSummary, interfaceStates, globalIds, globallyUniqueIds, holes, readStates, unsent, media, history, chatListIndex, chatList] }
 
-    /// Derives the chat-list operations from the transaction's history operations and inclusion changes, then
+    /// Derives the chat-list operations from the transaction's history operations, inclusion changes and interface
+    /// states set (their `overrideChatTimestamp`), then
     /// brings the total unread states up to date (Postbox's `chatListTable.replay` and
     /// `chatListIndexTable.commitWithTransaction`).
     func prepareCommit() throws {
-        try chatList.replay(historyOperationsByPeerId: history.operationsByPeerId, historyTable: history)
+        try chatList.replay(historyOperationsByPeerId: history.operationsByPeerId, historyTable: history,
+                            interfaceStates: interfaceStates.updatedStates)
         try chatListIndex.commitTotalUnreadStates(readStateTable: readStates, metadataTable: metadata, filter: totalUnreadFilter)
     }
 
     /// Clears every accumulator (after the change record was built).
     func resetChanges() {
         history.resetChanges()
+        tagsSummary.resetChanges()
+        interfaceStates.resetChanges()
         holes.resetChanges()
         unsent.resetChanges()
         readStates.resetChanges()

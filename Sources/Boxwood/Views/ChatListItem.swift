@@ -13,13 +13,13 @@ public enum ChatListEntry: Sendable {
 }
 
 /// A chat as a chat-list row shows it (Postbox's `ChatListView` message entry): the peer, the top message
-/// rendered (author, media, reply), the read state with the unread count, and the notification settings that
-/// apply — everything a row renders, without another read.
-///
-/// Not stored by Boxwood: drafts (no interface-state table yet) and mention counts (no tag-summary table yet).
+/// rendered (author, media, reply), the read state with the unread count, the notification settings that
+/// apply, the draft (from the chat's interface state, table 67) and the tag counts such as unread mentions (from
+/// the tag summaries, table 44) — everything a row renders, without another read.
 public struct ChatListItem: Sendable {
     public let peerId: PeerId
-    /// The row's position: pinning, then the top message's index (or the chat's minimum timestamp).
+    /// The row's position: pinning, then the top message's index (or the chat's minimum timestamp), with the
+    /// timestamp of the interface state's ``StoredPeerChatInterfaceState/overrideChatTimestamp`` when that is later.
     public let index: ChatListIndex
     /// The chat and its ``Peer/associatedPeerId`` (for example the user of a secret chat), those that are stored.
     public let peers: [PeerId: any Peer]
@@ -29,6 +29,14 @@ public struct ChatListItem: Sendable {
     public let readState: CombinedPeerReadState?
     /// The settings that apply: those of the peer's ``Peer/notificationSettingsPeerId``, else its own.
     public let notificationSettings: (any PeerNotificationSettings)?
+    /// The draft as the row shows it: the ``StoredPeerChatInterfaceState/chatListEmbeddedState`` of the chat's
+    /// interface state; nil without one.
+    public let embeddedState: ChatListEmbeddedState?
+    /// For each tag of ``SeedConfiguration/messageTagsWithSummary`` (one bit each), the chat's count summed over
+    /// ``SeedConfiguration/chatMessagesNamespaces`` (0 when no summary is stored).
+    public let tagSummaryCounts: [MessageTags: Int32]
+    /// The count of ``SeedConfiguration/chatListMentionTag`` (unread mentions); 0 when no mention tag is configured.
+    public let mentionCount: Int32
 
     /// The chat, if stored.
     public var peer: (any Peer)? { peers[peerId] }
@@ -46,6 +54,7 @@ public struct ChatListItem: Sendable {
             && ViewValueComparison.same(peers, other.peers) { $0.isEqual($1) }
             && ViewValueComparison.same(topMessage, other.topMessage)
             && ViewValueComparison.same(notificationSettings, other.notificationSettings)
+            && embeddedState == other.embeddedState && tagSummaryCounts == other.tagSummaryCounts && mentionCount == other.mentionCount
     }
 
     /// The peers whose change changes the row: the chat, its associated peer, the settings' peer, and those the
@@ -81,9 +90,31 @@ struct ChatListItemLoader {
         if let peer { peers[peerId] = peer }
         if let id = peer?.associatedPeerId, let associated = try tables.peers.get(id) { peers[id] = associated }
         let topMessage = try top.flatMap { try tables.history.history.message(at: $0) }.map(renderer.render)
+        let counts = try tagSummaryCounts(peerId)
+        let mentionTag = tables.history.configuration.chatListMentionTag?.singleTags.first
         return ChatListItem(
             peerId: peerId, index: index, peers: peers, topMessage: topMessage,
             readState: try tables.history.readStates.get(peerId),
-            notificationSettings: try tables.peerNotificationSettings.get(peer?.notificationSettingsPeerId ?? peerId))
+            notificationSettings: try tables.peerNotificationSettings.get(peer?.notificationSettingsPeerId ?? peerId),
+            embeddedState: try tables.history.interfaceStates.get(peerId)?.chatListEmbeddedState,
+            tagSummaryCounts: counts, mentionCount: mentionTag.flatMap { counts[$0] } ?? 0)
+    }
+
+    /// The chat's count of each summarized tag, over the chat-message namespaces (all the chat has, when the
+    /// configuration does not name them).
+    private func tagSummaryCounts(_ peerId: PeerId) throws -> [MessageTags: Int32] {
+        let history = tables.history
+        let tags = history.configuration.messageTagsWithSummary.singleTags
+        guard !tags.isEmpty else { return [:] }
+        let namespaces = try history.configuration.chatMessagesNamespaces ?? history.index.existingNamespaces(peerId)
+        var result: [MessageTags: Int32] = [:]
+        for tag in tags {
+            var total: Int64 = 0
+            for namespace in namespaces {
+                total += Int64(try history.tagsSummary.get(MessageHistoryTagsSummaryKey(tag: tag, peerId: peerId, namespace: namespace))?.count ?? 0)
+            }
+            result[tag] = Int32(clamping: total)
+        }
+        return result
     }
 }

@@ -149,6 +149,7 @@ public struct ChatListView: PostboxView {
             case let .chat(item):
                 let top = item.topMessage.map { "\($0.id) v\($0.stableVersion) \($0.text)" } ?? "-"
                 return "\(item.peerId)@\(item.index) top \(top) unread \(item.unreadCount) peers \(item.peers.count)"
+                    + " mentions \(item.mentionCount) draft \(item.embeddedState?.text ?? "-")"
             case let .hole(hole):
                 return "hole \(hole)"
             }
@@ -185,7 +186,8 @@ final class MutableChatListView: MutablePostboxView {
     }
 
     /// Reloads when the group's order changed or when something a row shows changed: a listed chat's history (its
-    /// top message edited, its read state), a peer a row resolves, a read state or notification settings.
+    /// top message edited, its read state), a peer a row resolves, a read state or notification settings, a listed
+    /// chat's interface state (draft) or tag summaries.
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
         let touched = !(changes.chatListOperations[groupId]?.isEmpty ?? true)
             || ViewValueComparison.touches(listed, changes.operationsByPeerId)
@@ -194,6 +196,8 @@ final class MutableChatListView: MutablePostboxView {
             || ViewValueComparison.touches(listed, changes.alteredInitialPeerCombinedReadStates)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeerNotificationSettings)
             || ViewValueComparison.touches(referencedMedia, changes.updatedMedia)
+            || ViewValueComparison.touches(listed, changes.updatedPeerChatInterfaceStates)
+            || changes.updatedMessageTagSummaries.keys.contains { listed.contains($0.peerId) }
         guard touched else { return false }
         return try refresh(tables: tables)
     }
