@@ -5,7 +5,7 @@ import BoxwoodSync
 /// cursor and every channel's pts; users' names and chats' titles; per chat every message outside the chat's
 /// holes (present on both sides with the same text, edit version, pin and direction, and the same content — media,
 /// entities, reply, forward, reactions, album, counters and revision, as storing keeps them
-/// (``SyncMessageContent/normalized(_:text:)``) — none missing, none extra), read positions and mute settings; no message left unsent and no outbound entry left.
+/// (``SyncMessageContent/normalized(_:text:)``) — none missing, none extra), read positions, mute settings and drafts; no message left unsent and no outbound entry left.
 public struct ConsistencyReport: Sendable, CustomStringConvertible {
     /// What differs, one line each (empty: consistent).
     public var differences: [String] = []
@@ -79,6 +79,9 @@ public enum ConsistencyCheck {
                 differ("\(peerId): read outbox \(chat.readOutboxMaxId.map(String.init) ?? "none") != \(serverChat.readOutboxMaxId)")
             }
             if (chat.muteUntil ?? 0) != serverChat.muteUntil { differ("\(peerId): muted until \(chat.muteUntil ?? 0) != \(serverChat.muteUntil)") }
+            if chat.draft != serverChat.draft?.text {
+                differ("\(peerId): draft \(chat.draft.map { "\"\($0)\"" } ?? "none") != \(serverChat.draft.map { "\"\($0.text)\"" } ?? "none")")
+            }
         }
         return report
     }

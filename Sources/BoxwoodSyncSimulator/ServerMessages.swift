@@ -49,7 +49,7 @@ extension ServerState {
         case .deleteMessages, .messageId:
             return []
         case let .readHistoryInbox(peerId, _, _, _), let .readHistoryOutbox(peerId, _, _, _),
-             let .pinnedMessages(peerId, _, _, _, _), let .notifySettings(peerId, _):
+             let .pinnedMessages(peerId, _, _, _, _), let .notifySettings(peerId, _), let .draftMessage(peerId, _):
             return [peerId]
         case let .newEncryptedMessage(message, _):
             return [message.chatId]
@@ -90,6 +90,6 @@ extension ServerState {
         let record = chats[peerId] ?? ChatRecord()
         return ApiDialog(peerId: peerId, topMessage: record.topMessageId, readInboxMaxId: record.readInboxMaxId,
                          readOutboxMaxId: record.readOutboxMaxId, unreadCount: record.unreadCount,
-                         pts: channelPts[peerId], muteUntil: record.muteUntil)
+                         pts: channelPts[peerId], muteUntil: record.muteUntil, draft: record.draft)
     }
 }

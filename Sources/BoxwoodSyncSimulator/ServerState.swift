@@ -8,6 +8,8 @@ struct ChatRecord {
     var readInboxMaxId: Int32 = 0
     var readOutboxMaxId: Int32 = 0
     var muteUntil: Int32 = 0
+    /// The account's cloud draft in the chat.
+    var draft: ApiDraft?
 
     /// The newest message id (0: empty).
     var topMessageId: Int32 { messages.keys.max() ?? 0 }

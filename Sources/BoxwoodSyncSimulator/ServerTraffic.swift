@@ -36,6 +36,8 @@ public enum SimulatedEventKind: String, CaseIterable, Hashable, Sendable {
     case notifySettingsChange
     /// A group or channel is renamed (seq).
     case chatTitleChange
+    /// The account types, changes or clears a draft on another device (seq).
+    case draftFromOtherDevice
 
     /// How often the kind occurs relative to the others.
     var weight: Int {
@@ -56,6 +58,7 @@ public enum SimulatedEventKind: String, CaseIterable, Hashable, Sendable {
         case .userNameChange: return 2
         case .notifySettingsChange: return 2
         case .chatTitleChange: return 2
+        case .draftFromOtherDevice: return 3
         }
     }
 }
@@ -156,6 +159,8 @@ extension ServerState {
             return true
         case .chatTitleChange:
             return chatTitleChange()
+        case .draftFromOtherDevice:
+            return draftFromOtherDevice()
         }
     }
 
@@ -338,6 +343,14 @@ extension ServerState {
         chats[peer]!.muteUntil = muteUntil
         let update = ApiUpdate.notifySettings(peerId: peer, muteUntil: muteUntil)
         pushSeqEvent(update, seq: recordSeqEvent(date: date, update), date: date)
+    }
+
+    private mutating func draftFromOtherDevice() -> Bool {
+        guard let peer = trafficRandom.element(of: sortedChatPeers.filter({ $0.namespace != SyncNamespaces.secretChat })) else { return false }
+        let clear = chats[peer]?.draft != nil && trafficRandom.chance(0.3)
+        let text = clear ? "" : Vocabulary.text(&trafficRandom)
+        _ = saveDraft(peerId: peer, text: text)
+        return true
     }
 
     private mutating func chatTitleChange() -> Bool {

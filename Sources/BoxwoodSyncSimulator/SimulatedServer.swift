@@ -232,6 +232,17 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         }
     }
 
+    /// Saves the account's cloud draft of `peerId` (faults as for ``sendMessage``: saving again is harmless).
+    public func saveDraft(peerId: PeerId, text: String) async throws(SyncTransportError) -> Int32 {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> Int32 in
+            try state.failRequestBeforeApplying()
+            guard peerId.namespace != SyncNamespaces.secretChat, state.chats[peerId] != nil else { throw .rejected(reason: "PEER_ID_INVALID") }
+            let date = state.saveDraft(peerId: peerId, text: text)
+            try state.loseAnswerAfterApplying()
+            return date
+        }
+    }
+
     /// Stores a part of an upload (faults as for ``sendMessage``: storing a part again is harmless).
     public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
         try withState { (state: inout ServerState) throws(SyncTransportError) in

@@ -11,10 +11,13 @@ public struct SimulatedChatSnapshot: Hashable, Sendable {
     public var unreadCount: Int32
     /// Muted until this date (0: not muted).
     public var muteUntil: Int32
+    /// The account's cloud draft in the chat.
+    public var draft: ApiDraft?
 
     /// A chat state (tests build expected states with it).
     public init(messages: [Int32: ApiMessage], readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32,
-                muteUntil: Int32) {
+                muteUntil: Int32, draft: ApiDraft? = nil) {
+        self.draft = draft
         self.messages = messages
         self.readInboxMaxId = readInboxMaxId
         self.readOutboxMaxId = readOutboxMaxId
@@ -58,7 +61,7 @@ extension ServerState {
         for (peer, record) in chats {
             chatStates[peer] = SimulatedChatSnapshot(messages: record.messages, readInboxMaxId: record.readInboxMaxId,
                                                      readOutboxMaxId: record.readOutboxMaxId,
-                                                     unreadCount: record.unreadCount, muteUntil: record.muteUntil)
+                                                     unreadCount: record.unreadCount, muteUntil: record.muteUntil, draft: record.draft)
         }
         return SimulatedServerSnapshot(
             state: currentState, logStart: logStart, accountPeerId: accountPeerId,

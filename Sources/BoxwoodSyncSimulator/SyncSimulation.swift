@@ -16,6 +16,8 @@ public struct SyncSimulationParameters: Sendable {
     public var editChance = 0.12
     public var reactChance = 0.12
     public var deleteChance = 0.06
+    /// Chance per round that the client types (or clears) a draft in a chat.
+    public var draftChance = 0.1
     /// Chance per round that the client forwards one of its stored messages to another chat.
     public var forwardChance = 0.08
     /// Chance per round that the client sends a file (written into ``fileDirectory``, uploaded in parts).
@@ -152,6 +154,10 @@ public enum SyncSimulation {
         if Double.random(in: 0..<1, using: &random) < parameters.deleteChance,
            let id = try await storedMessage(client, in: pick(&random), outgoing: true, random: &random) {
             try await client.outbound.deleteMessages([id])
+        }
+        if Double.random(in: 0..<1, using: &random) < parameters.draftChance {
+            let text = Double.random(in: 0..<1, using: &random) < 0.3 ? "" : "draft of round \(round)"
+            try await client.outbound.saveDraft(peerId: pick(&random), text: text, timestamp: Int32(1_700_000_000 + round))
         }
         if Double.random(in: 0..<1, using: &random) < parameters.forwardChance,
            let id = try await storedMessage(client, in: pick(&random), outgoing: nil, random: &random) {

@@ -208,6 +208,8 @@ struct ReferenceClient {
             users[userId] = ApiUser(id: userId, firstName: firstName, lastName: lastName, username: username)
         case let .notifySettings(peerId, muteUntil):
             chats[peerId, default: Self.emptyChat].muteUntil = muteUntil
+        case let .draftMessage(peerId, draft):
+            chats[peerId, default: Self.emptyChat].draft = draft
         case let .chatTitle(chatId, title):
             chatInfos[chatId] = ApiChat(id: chatId, title: title)
         }

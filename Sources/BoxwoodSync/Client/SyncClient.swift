@@ -69,6 +69,7 @@ public final class SyncClient: Sendable {
         try declareEncodable(SyncSendFailureAttribute.self)
         try declareEncodable(SendMediaOperation.self)
         try declareEncodable(ForwardMessagesOperation.self)
+        try declareEncodable(SaveDraftOperation.self)
     }
 
     /// Opens (or creates) the database at `path` for the account.

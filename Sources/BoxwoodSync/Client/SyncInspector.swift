@@ -30,6 +30,8 @@ public struct LocalChatState: Hashable, Sendable {
     public var unreadCount: Int32?
     public var muteUntil: Int32?
     public var channelPts: Int32?
+    /// The chat's draft text, nil when none.
+    public var draft: String?
 
     /// Whether message `id` lies in a hole.
     public func isInHole(_ id: Int32) -> Bool { holes.contains { $0.contains(id) } }
@@ -61,7 +63,8 @@ public enum SyncInspector {
                 chats[peerId] = try chatState(peerId, in: transaction)
             }
             var pending = 0
-            for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions] {
+            for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions,
+                        SyncOperationLogTags.drafts] {
                 pending += try transaction.getMergedOperationLogEntries(tag: tag, fromIndex: 0, limit: Int(Int32.max)).count
             }
             return LocalSyncState(cursor: try transaction.getState() as? SyncAccountState, chats: chats, users: users,
@@ -92,6 +95,7 @@ public enum SyncInspector {
                                    readOutboxMaxId: outbox, unreadCount: count, muteUntil: settings?.muteUntil,
                                    channelPts: try SyncStorage.channelPts(peerId, in: transaction))
         state.failed = failed
+        state.draft = try SyncDrafts.draft(of: peerId, in: transaction)?.text
         return state
     }
 

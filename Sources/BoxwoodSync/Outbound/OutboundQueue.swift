@@ -81,7 +81,8 @@ public actor OutboundQueue {
     /// Starts the consumers of both queues (entries left by an earlier run are sent again).
     public func start() {
         guard watchTasks.isEmpty else { return }
-        for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions] {
+        for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions,
+                    SyncOperationLogTags.drafts] {
             let stream = postbox.view(.peerMergedOperationLog(tag: tag, limit: 100))
             watchTasks.append(Task { [weak self] in
                 do {
@@ -162,6 +163,8 @@ public actor OutboundQueue {
                 stored = try await uploadAndSend(operation, key: key)
             } else if let operation = contents as? ForwardMessagesOperation {
                 stored = try await forward(operation, key: key)
+            } else if let operation = contents as? SaveDraftOperation {
+                stored = try await saveDraft(operation, key: key)
             }
             // Unknown contents (a newer app version): the entry is left.
         } catch let .rejected(operation, reason) {

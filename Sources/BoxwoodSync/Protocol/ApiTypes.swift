@@ -132,9 +132,11 @@ public struct ApiDialog: Hashable, Sendable, Codable {
     public var muteUntil: Int32
     /// Pinned to the top of the list (pinned dialogs come first in the first page of `getDialogs`, in pin order).
     public var pinned: Bool
+    /// The account's cloud draft in this chat, nil when none.
+    public var draft: ApiDraft?
 
     public init(peerId: PeerId, topMessage: Int32, readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32,
-                pts: Int32?, muteUntil: Int32, pinned: Bool = false) {
+                pts: Int32?, muteUntil: Int32, pinned: Bool = false, draft: ApiDraft? = nil) {
         self.peerId = peerId
         self.topMessage = topMessage
         self.readInboxMaxId = readInboxMaxId
@@ -143,6 +145,19 @@ public struct ApiDialog: Hashable, Sendable, Codable {
         self.pts = pts
         self.muteUntil = muteUntil
         self.pinned = pinned
+        self.draft = draft
+    }
+}
+
+/// A cloud draft (Telegram's `draftMessage`): the text the account was typing in a chat, on any of its devices.
+public struct ApiDraft: Hashable, Sendable, Codable {
+    public var text: String
+    /// When it was saved (server time).
+    public var date: Int32
+
+    public init(text: String, date: Int32) {
+        self.text = text
+        self.date = date
     }
 }
 

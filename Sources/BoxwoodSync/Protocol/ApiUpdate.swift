@@ -27,6 +27,8 @@ public enum ApiUpdate: Hashable, Sendable, Codable {
     case userName(userId: PeerId, firstName: String, lastName: String, username: String?)
     case notifySettings(peerId: PeerId, muteUntil: Int32)
     case chatTitle(chatId: PeerId, title: String)
+    /// The account's cloud draft in a chat changed on one of its devices (nil: cleared); seq-ordered, no pts.
+    case draftMessage(peerId: PeerId, draft: ApiDraft?)
     /// Maps a sent message's random id to its server id (in answers to sendMessage).
     case messageId(id: Int32, randomId: Int64)
 

@@ -76,6 +76,9 @@ public protocol SyncTransport: Sendable {
     /// for a secret chat (`PEER_ID_INVALID`) or a channel the account may not post in (`CHAT_WRITE_FORBIDDEN`). The
     /// answer carries the copies with their pts.
     func forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
+    /// Saves the account's cloud draft in `peerId` (empty text clears it; Telegram's `messages.saveDraft`). The last
+    /// save wins; the answer is the draft's server date. The account's other sessions get `draftMessage`.
+    func saveDraft(peerId: PeerId, text: String) async throws(SyncTransportError) -> Int32
     /// The pushes of the current connection (a new stream each call; it ends when the connection drops).
     func connect() async -> AsyncStream<SyncPushEvent>
 }
@@ -95,6 +98,10 @@ extension SyncTransport {
     }
 
     public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func saveDraft(peerId: PeerId, text: String) async throws(SyncTransportError) -> Int32 {
         throw .rejected(reason: "METHOD_NOT_SUPPORTED")
     }
 

@@ -10,7 +10,9 @@ import Boxwood
 /// page being read to the top, above it, and no page holds it — its read position, settings and the hole below its
 /// top would stay unknown (or stale). Such a chat got a new message after the cursor, so when the server's cursor
 /// moved while paging (a later page carries a different one), the rebuild reads the difference from the cursor (without applying it) and fetches the dialogs of the
-/// chats with new messages that no page held (`getPeerDialogs`).
+/// chats with new messages that no page held (`getPeerDialogs`). A chat whose activity the difference does not
+/// announce (a channel the account has not joined, kept polled) can jump the same way: so every chat listed here
+/// that no page held is fetched too — without it, such a chat kept the read position and settings it had before.
 ///
 /// Each page is its own transaction, replayed only while the stored cursor is still the one the rebuild started
 /// from; only the closing one writes the new cursor. A process killed between pages therefore still has its old
@@ -56,19 +58,40 @@ extension AccountStateManager {
         }
         guard let cursor else { return .discarded }
         var closing = SyncMutableState(initialState: expected, state: cursor, storedAnswers: storedAnswers)
+        var candidates = try await listedChats()
         if moved {
             guard let touched = try await chatsWithNewMessages(since: cursor) else { return .discarded }
-            let missed = touched.subtracting(stored).sorted()
-            for start in stride(from: 0, to: missed.count, by: Int(max(1, limit))) {
-                let peers = Array(missed[start..<min(missed.count, start + Int(max(1, limit)))])
-                var answer = try await request("getPeerDialogs") { [transport] () async throws(SyncTransportError) in
-                    try await transport.getPeerDialogs(peers: peers)
-                }
-                answer.dialogs = answer.dialogs.filter { peers.contains($0.peerId) }
-                Self.add(answer, pinned: false, to: &closing)
+            candidates.formUnion(touched)
+        }
+        let missed = candidates.subtracting(stored).sorted()
+        for start in stride(from: 0, to: missed.count, by: Int(max(1, limit))) {
+            let peers = Array(missed[start..<min(missed.count, start + Int(max(1, limit)))])
+            var answer = try await request("getPeerDialogs") { [transport] () async throws(SyncTransportError) in
+                try await transport.getPeerDialogs(peers: peers)
             }
+            answer.dialogs = answer.dialogs.filter { peers.contains($0.peerId) }
+            Self.add(answer, pinned: false, to: &closing)
         }
         return try await commit(closing)
+    }
+
+    /// The chats listed in the root chat list here, read page by page (bounded memory whatever the account's size).
+    private func listedChats() async throws(SyncError) -> Set<PeerId> {
+        do {
+            return try await batches.store.run(.readCursors) { transaction in
+                let pageSize = 500
+                var peers = Set<PeerId>()
+                var anchor: ChatListIndex?
+                while true {
+                    let page = try transaction.getChatListEntries(groupId: .root, before: anchor, count: pageSize)
+                    for case let .chat(item) in page { peers.insert(item.peerId) }
+                    guard page.count == pageSize, let last = page.last else { return peers }
+                    anchor = last.index
+                }
+            }
+        } catch {
+            throw .storage(error)
+        }
     }
 
     /// Whether a page's next offset is a real step down the list: the page holds a dialog, and the offset is below

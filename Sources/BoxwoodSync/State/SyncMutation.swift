@@ -28,6 +28,8 @@ enum SyncMutation: Sendable {
     case setPinned(peerId: PeerId, ids: [Int32], pinned: Bool)
     case updatePresence(PeerId, ApiUserStatus)
     case updateNotifySettings(PeerId, muteUntil: Int32)
+    /// The cloud draft of a chat (nil: none), unless this device has a newer one waiting to be sent.
+    case updateDraft(PeerId, ApiDraft?)
     /// Rebuilds a chat from its dialog: read state, settings, newest messages, and a hole over everything below
     /// them (stored older messages stay, unverified, under the hole until it is filled).
     case resetChat(ApiDialog, messages: [ApiMessage])

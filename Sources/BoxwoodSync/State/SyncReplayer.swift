@@ -85,8 +85,11 @@ struct SyncReplayer {
             try transaction.updatePeerPresences([peerId: SyncUserPresence(status: status)])
         case let .updateNotifySettings(peerId, muteUntil):
             try transaction.updatePeerNotificationSettings([peerId: SyncNotificationSettings(muteUntil: muteUntil)])
+        case let .updateDraft(peerId, draft):
+            try SyncDrafts.apply(draft, to: peerId, in: transaction)
         case let .resetChat(dialog, messages):
             try SyncStorage.resetChat(dialog, messages: messages, accountPeerId: accountPeerId, in: transaction)
+            try SyncDrafts.apply(dialog.draft, to: dialog.peerId, in: transaction)
         case let .setPinnedChats(peerIds):
             try transaction.setPinnedPeers(groupId: .root, peerIds)
         case let .updateChannelPts(peerId, pts):

@@ -279,6 +279,8 @@ enum UpdateReducer {
             state.add(.updateNotifySettings(peerId, muteUntil: muteUntil))
         case let .chatTitle(chatId, title):
             state.add(.mergeChats([ApiChat(id: chatId, title: title)], overwrite: true))
+        case let .draftMessage(peerId, draft):
+            state.add(.updateDraft(peerId, draft))
         case let .channelTooLong(channelId, _):
             outcome.channelsToFetch.insert(channelId)
         default:

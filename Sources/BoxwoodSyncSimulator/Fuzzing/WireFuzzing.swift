@@ -67,7 +67,7 @@ public enum WireFuzzing {
                     case let .channelDifference(difference): decoded.channelDifferences.append(difference)
                     case let .dialogs(dialogs): decoded.dialogs.append(dialogs)
                     case let .history(messages): decoded.history += messages
-                    case .state, .affected, .failure, .done: break
+                    case .state, .affected, .failure, .done, .date: break
                     }
                 case .pushEnd, .command:
                     break

@@ -178,6 +178,8 @@ public final class PipeServerHost: @unchecked Sendable {
             case let .searchHistory(peerId, filter, offsetId, addOffset, limit, maxId, minId):
                 return .history(try await server.searchHistory(peerId: peerId, filter: filter, offsetId: offsetId, addOffset: addOffset,
                                                                limit: limit, maxId: maxId, minId: minId))
+            case let .saveDraft(peerId, text):
+                return .date(try await server.saveDraft(peerId: peerId, text: text))
             case let .saveFilePart(fileId, part, totalParts, bytes):
                 try await server.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes)
                 return .done

@@ -208,6 +208,12 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
         return messages
     }
 
+    public func saveDraft(peerId: PeerId, text: String) async throws(SyncTransportError) -> Int32 {
+        let answer = await call(.saveDraft(peerId: peerId, text: text))
+        guard case let .date(date) = answer else { throw unexpected(answer, for: "saveDraft") }
+        return date
+    }
+
     public func saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8]) async throws(SyncTransportError) {
         let answer = await call(.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes))
         guard case .done = answer else { throw unexpected(answer, for: "saveFilePart") }

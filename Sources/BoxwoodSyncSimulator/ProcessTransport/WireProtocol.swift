@@ -65,7 +65,7 @@ public enum ChildReply: Codable, Hashable, Sendable {
 public enum PipeRequestKind: String, Codable, CaseIterable, Hashable, Sendable {
     case getState, getDifference, getChannelDifference, getDialogs, getPeerDialogs, getHistory, sendMessage, readHistory
     case editMessage, deleteMessages, sendReaction
-    case saveFilePart, sendMedia, forwardMessages, searchHistory
+    case saveFilePart, sendMedia, forwardMessages, searchHistory, saveDraft
 }
 
 /// A ``SyncTransport`` call.
@@ -82,6 +82,7 @@ enum WireRequest: Codable, Hashable, Sendable {
     case deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId)
     case sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId)
     case saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8])
+    case saveDraft(peerId: PeerId, text: String)
     case searchHistory(peerId: PeerId, filter: ApiSearchFilter, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32)
     case sendMedia(peerId: PeerId, file: ApiInputFile, caption: String, randomId: Int64, mutation: ClientMutationId)
     case forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId)
@@ -100,6 +101,7 @@ enum WireRequest: Codable, Hashable, Sendable {
         case .deleteMessages: return .deleteMessages
         case .sendReaction: return .sendReaction
         case .saveFilePart: return .saveFilePart
+        case .saveDraft: return .saveDraft
         case .searchHistory: return .searchHistory
         case .sendMedia: return .sendMedia
         case .forwardMessages: return .forwardMessages
@@ -118,6 +120,8 @@ enum WireAnswer: Codable, Hashable, Sendable {
     case affected(ApiAffectedMessages)
     /// A request that answers nothing but success (`saveFilePart`).
     case done
+    /// A date (`saveDraft`).
+    case date(Int32)
     case failure(SyncTransportError)
 }
 

@@ -2,7 +2,7 @@ import Boxwood
 import BoxwoodSync
 
 /// One row of the demo's chat list: a chat's name, unread count and newest message (with its media, reply mark and
-/// reactions).
+/// reactions), or its draft.
 struct ChatListRow: Sendable {
     let name: String
     let unread: Int32
@@ -28,6 +28,8 @@ enum ChatListScreen {
                 if message.flags.contains(.unsent) { preview = "⏳ " + preview }
                 if message.flags.contains(.failed) { preview = "❗ not sent: " + preview }
             }
+            // A draft (typed here or on another device) leads the row, as Telegram shows it.
+            if let draft = item.embeddedState { preview = "✏️ draft: " + draft.text }
             let muted = (item.notificationSettings as? SyncNotificationSettings).map { $0.muteUntil != 0 } ?? false
             return ChatListRow(name: name, unread: item.unreadCount, preview: preview, muted: muted)
         }
