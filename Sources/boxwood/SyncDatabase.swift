@@ -24,7 +24,7 @@ final class SyncDatabase {
             let postbox = try runBlocking {
                 var options = ValueBoxOptions(readOnly: true)
                 options.encryption = encryption
-                return try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration, options: options)
+                return try await SyncClient.openPostbox(path: path, options: options)
             }
             return SyncDatabase(path: path, postbox: postbox)
         } catch BoxwoodError.readOnly(_) {

@@ -32,7 +32,7 @@ enum SyncFixture {
 
     static func create(at path: String) async throws {
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: path)
         let account = self.account
         try await postbox.transaction { tx in
             try tx.updatePeers([

@@ -16,7 +16,7 @@ struct SyncHistoryPagesTests {
     @Test func aWalkAndAFillCoverAChatLargerThanAPage() async throws {
         let directory = SyncTemporaryDirectory()
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: directory.path + "/db", seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: directory.path + "/db")
         let (peer, account) = (peer, account)
         let all = (1...2_500).map { message(Int32($0)) }
         let kept = all.filter { $0.id % 2 == 0 }

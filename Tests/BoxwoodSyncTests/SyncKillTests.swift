@@ -407,7 +407,7 @@ struct SyncKillRun {
 
         // The database, opened here, against the server.
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: databasePath, seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: databasePath)
         let report = try await ConsistencyCheck.check(postbox, server: server)
         let snapshot = server.snapshot()
         let local = try await SyncInspector.read(postbox, peerIds: Array(snapshot.chatStates.keys) + snapshot.allPeers)

@@ -94,7 +94,7 @@ struct SyncLoggingTests {
             differenceSliceSize: 50, channelTooLongThreshold: 200, faults: .none))
         let directory = SyncTemporaryDirectory()
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: directory.path + "/db", seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: directory.path + "/db")
         let transport = FlakyDialogsTransport(server, failures: AccountStateManager.failuresPerWarning)
         let client = SyncClient(postbox: postbox, transport: transport, accountPeerId: server.accountPeerId, configuration: .fast)
         let entries = try await Self.capturing {

@@ -87,7 +87,7 @@ struct SyncMastershipTests {
         try await old.start()
         await old.waitUntilQuiet()
         let oldEvents = old.manager.events
-        let taker = try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration)
+        let taker = try await SyncClient.openPostbox(path: path)
         try await taker.transaction { try $0.becomeMasterClient() }
         let before = try await taker.transaction { try $0.getState() as? SyncAccountState }
         // The old client polls: the answer is fetched, but the batch's transaction is refused.
@@ -165,7 +165,7 @@ struct SyncMastershipTests {
         }
 
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: database, seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: database)
         let report = try await ConsistencyCheck.check(postbox, server: server)
         #expect(report.differences.isEmpty, "\(report.differences.prefix(10))")
         #expect(try await postbox.transaction { try $0.masterClientState() } == MasterClientState.none, "D resigned at exit")

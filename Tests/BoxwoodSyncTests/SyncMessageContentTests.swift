@@ -17,7 +17,7 @@ import Testing
         try SyncClient.registerTypes()
         let path = NSTemporaryDirectory() + "bw-content-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let postbox = try await Postbox.open(path: path, seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: path)
         try await body(postbox)
         try await postbox.close()
     }

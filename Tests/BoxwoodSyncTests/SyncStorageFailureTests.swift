@@ -70,7 +70,7 @@ struct SyncStorageFailureTests {
             differenceSliceSize: 50, channelTooLongThreshold: 200, faults: .none))
         let directory = SyncTemporaryDirectory()
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: directory.path + "/db", seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: directory.path + "/db")
         let store = FailingStore(postbox)
         let client = SyncClient(postbox: postbox, store: store, transport: server, accountPeerId: server.accountPeerId,
                                 configuration: .fast)

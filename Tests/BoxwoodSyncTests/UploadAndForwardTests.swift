@@ -273,7 +273,7 @@ struct UploadAndForwardTests {
         #expect(repeated.count <= 1 && repeated.values.allSatisfy { $0 == 2 }, "parts sent again: \(repeated)")
         #expect(received.filter { $0.key < 11 }.values.allSatisfy { $0 == 1 })
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: database, seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: database)
         let report = try await ConsistencyCheck.check(postbox, server: server)
         #expect(report.differences.isEmpty, "\(report.differences.prefix(10))")
         try await postbox.close()

@@ -76,8 +76,7 @@ public final class SyncClient: Sendable {
     public static func open(path: String, accountPeerId: PeerId, transport: any SyncTransport,
                             configuration: SyncConfiguration = SyncConfiguration(),
                             options: ValueBoxOptions = ValueBoxOptions()) async throws -> SyncClient {
-        try registerTypes()
-        let postbox = try await Postbox.open(path: path, seedConfiguration: seedConfiguration, options: options)
+        let postbox = try await openPostbox(path: path, options: options)
         return SyncClient(postbox: postbox, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
     }
 

@@ -57,7 +57,7 @@ final class DemoSession: @unchecked Sendable {
 
         // This process reads the database the client writes: a second process on the same files.
         try SyncClient.registerTypes()
-        let postbox = try await Postbox.open(path: databasePath, seedConfiguration: SyncClient.seedConfiguration)
+        let postbox = try await SyncClient.openPostbox(path: databasePath)
         self.postbox = postbox
         let viewed = Array(world.chatStates.keys.sorted().prefix(4))
         let screen = DemoScreen(postbox: postbox, output: output)

@@ -1,0 +1,76 @@
+import Boxwood
+import BoxwoodStore
+
+/// The schema of a sync database: the Postbox user version this build writes and the steps that bring an older
+/// database to it, each in one transaction (all or nothing; see ``PostboxUpgrade``).
+///
+/// - Version 1: history with holes in the everywhere space only, messages tagged `pinned` only.
+/// - Version 2: the media hole spaces (Postbox's `upgradedMessageHoles`): every stored message is tagged from its
+///   content (``SyncMessageTags``), and each media space of every chat gets the chat's everywhere holes — where the
+///   whole history is known, so is every media space (its messages were just tagged); where it is not, the shared
+///   media view shows a hole that `searchHistory` fills.
+extension SyncClient {
+    /// The user version of the databases this build writes.
+    public static let userVersion: Int32 = 2
+
+    /// The upgrade steps from older sync databases.
+    public static var upgrades: [PostboxUpgrade] {
+        [PostboxUpgrade(from: 1, to: 2, run: SyncSchemaUpgrades.addMediaSpaces)]
+    }
+
+    /// Opens (or creates) a sync database at `path` as this build expects it: ``seedConfiguration``,
+    /// ``userVersion`` and ``upgrades``. Use it, not `Postbox.open`, for any Postbox on a sync database (a second
+    /// process, a tool), so that an older database is upgraded and a newer one refused
+    /// (``PostboxError/newerUserVersion(found:supported:)``). A read-only open (`options.readOnly`, a tool) of an
+    /// older database reads it as it is: upgrading would write.
+    public static func openPostbox(path: String, options: ValueBoxOptions = ValueBoxOptions(),
+                                   encryptionParameters: ValueBoxEncryptionParameters? = nil) async throws -> Postbox {
+        try registerTypes()
+        do {
+            return try await Postbox.open(path: path, seedConfiguration: seedConfiguration, userVersion: userVersion, upgrades: upgrades,
+                                          options: options, encryptionParameters: encryptionParameters)
+        } catch BoxwoodError.readOnly(_) where options.readOnly {
+            // An older version that only an upgrade (a write) would bring here: each older version in turn, as it is.
+            for version in stride(from: userVersion - 1, through: 1, by: -1) {
+                do {
+                    return try await Postbox.open(path: path, seedConfiguration: seedConfiguration, userVersion: version,
+                                                  options: options, encryptionParameters: encryptionParameters)
+                } catch BoxwoodError.readOnly(_) {
+                    continue    // older still
+                } catch PostboxError.newerUserVersion {
+                    break       // not this one: the database is newer than `version` but needed writes at `userVersion`
+                }
+            }
+            throw BoxwoodError.readOnly(path: path)
+        }
+    }
+}
+
+/// The upgrade steps' work.
+enum SyncSchemaUpgrades {
+    /// 1 → 2: tags every stored message of every listed chat from its content and gives each media space the chat's
+    /// everywhere holes. Walks the chat list and each history a page at a time.
+    static func addMediaSpaces(_ transaction: Transaction) throws {
+        let cloud = SyncNamespaces.cloudMessages
+        var anchor: ChatListIndex?
+        let pageSize = 500
+        while true {
+            let page = try transaction.getChatListEntries(groupId: .root, before: anchor, count: pageSize)
+            for case let .chat(item) in page where item.peerId.namespace != SyncNamespaces.secretChat {
+                try SyncStorage.forEachHistoryPage(item.peerId, namespace: cloud, in: transaction) { messages in
+                    for message in messages {
+                        let tags = SyncMessageTags.tags(of: SyncMessageContent.content(of: message),
+                                                        pinned: message.tags.contains(SyncMessageTags.pinned))
+                        if tags != message.tags { try transaction.updateMessage(message.id, SyncStorage.restored(message, tags: tags)) }
+                    }
+                }
+                let holes = try transaction.getHoles(peerId: item.peerId, namespace: cloud)
+                for tag in SyncMessageTags.mediaSpaces {
+                    for range in holes { try transaction.addHole(peerId: item.peerId, namespace: cloud, space: .tag(tag), range: range) }
+                }
+            }
+            guard page.count == pageSize, let last = page.last else { return }
+            anchor = last.index
+        }
+    }
+}
