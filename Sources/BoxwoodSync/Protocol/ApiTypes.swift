@@ -149,6 +149,25 @@ public struct ApiDialog: Hashable, Sendable, Codable {
     }
 }
 
+extension ApiDialog {
+    private enum CodingKeys: String, CodingKey {
+        case peerId, topMessage, readInboxMaxId, readOutboxMaxId, unreadCount, pts, muteUntil, pinned, draft
+    }
+
+    /// Decodes what the synthesized coding writes; fields added later (`pinned`, `draft`) take their defaults when
+    /// absent (a peer of an older build, the fuzz corpus).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(peerId: try container.decode(PeerId.self, forKey: .peerId), topMessage: try container.decode(Int32.self, forKey: .topMessage),
+                  readInboxMaxId: try container.decode(Int32.self, forKey: .readInboxMaxId),
+                  readOutboxMaxId: try container.decode(Int32.self, forKey: .readOutboxMaxId),
+                  unreadCount: try container.decode(Int32.self, forKey: .unreadCount), pts: try container.decodeIfPresent(Int32.self, forKey: .pts),
+                  muteUntil: try container.decode(Int32.self, forKey: .muteUntil),
+                  pinned: try container.decodeIfPresent(Bool.self, forKey: .pinned) ?? false,
+                  draft: try container.decodeIfPresent(ApiDraft.self, forKey: .draft))
+    }
+}
+
 /// A cloud draft (Telegram's `draftMessage`): the text the account was typing in a chat, on any of its devices.
 public struct ApiDraft: Hashable, Sendable, Codable {
     public var text: String
