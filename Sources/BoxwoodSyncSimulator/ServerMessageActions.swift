@@ -56,10 +56,16 @@ extension ServerState {
     /// Deletes the messages of `peerId` that are still there. Users and groups: one pts `deleteMessages` event,
     /// answered with its pts. Channels: one channel pts event, pushed, answered with `pts: nil`. Nothing there: no
     /// event, `pts: nil, ptsCount: 0`.
-    mutating func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) throws(SyncTransportError) -> ApiAffectedMessages {
+    mutating func deleteMessages(peerId: PeerId, ids: [Int32], revoke: Bool, mutation: ClientMutationId) throws(SyncTransportError) -> ApiAffectedMessages {
         if case let .deleted(answer)? = mutationAnswers[mutation] { return answer }
         if peerId.namespace == SyncNamespaces.secretChat || chats[peerId] == nil { throw .rejected(reason: "PEER_ID_INVALID") }
         let present = Set(ids).filter { chats[peerId]!.messages[$0] != nil }.sorted()
+        // For everyone, someone else's message of a group or channel takes an admin, which the account is not. (For
+        // the account only, any message; in this one-account simulation both remove it from the account's history.)
+        if revoke, peerId.namespace != SyncNamespaces.user, present.contains(where: { !chats[peerId]!.messages[$0]!.outgoing }) {
+            throw .rejected(reason: "MESSAGE_DELETE_FORBIDDEN")
+        }
+        deletions.append((peerId, present, revoke))
         var answer = ApiAffectedMessages(pts: nil, ptsCount: 0)
         if !present.isEmpty {
             let date = tick()

@@ -121,6 +121,8 @@ struct ServerState {
     var createdIncoming: [PeerId: Set<Int32>]
     /// The messages sendMessage created (once per applied mutation), as created, in order.
     var sentMessages: [ApiMessage] = []
+    /// The account's deletions as applied: chat, ids still there, for everyone or not.
+    var deletions: [(peerId: PeerId, ids: [Int32], revoke: Bool)] = []
     /// Uploads in progress or done, by file id (``ServerUpload``).
     var uploads: [Int64: ServerUpload] = [:]
     /// How many times each part of each upload was received (a resumed upload sends few parts twice).

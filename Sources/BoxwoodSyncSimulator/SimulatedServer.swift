@@ -85,6 +85,11 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         withState { $0.snapshot() }
     }
 
+    /// The account's deletions the server applied: the chat, the ids it still had, and whether for everyone.
+    public func deletions() -> [(peerId: PeerId, ids: [Int32], revoke: Bool)] {
+        withState { $0.deletions }
+    }
+
     /// The bytes of upload `fileId` when every part is stored (nil otherwise).
     public func uploadedFile(_ fileId: Int64) -> [UInt8]? {
         withState { $0.uploads[fileId]?.assembled }
@@ -201,10 +206,10 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
 
     /// Deletes messages for everyone, at most once per `mutation` (faults as for ``sendMessage``); refused in a
     /// secret chat.
-    public func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+    public func deleteMessages(peerId: PeerId, ids: [Int32], revoke: Bool, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
         try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiAffectedMessages in
             try state.failRequestBeforeApplying()
-            let answer = try state.deleteMessages(peerId: peerId, ids: ids, mutation: mutation)
+            let answer = try state.deleteMessages(peerId: peerId, ids: ids, revoke: revoke, mutation: mutation)
             try state.loseAnswerAfterApplying()
             return answer
         }

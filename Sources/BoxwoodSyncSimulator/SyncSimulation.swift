@@ -151,9 +151,14 @@ public enum SyncSimulation {
             let emoji = Double.random(in: 0..<1, using: &random) < 0.2 ? nil : ["👍", "❤️", "🔥"][Int.random(in: 0..<3, using: &random)]
             try await client.outbound.setReaction(id, emoji: emoji)
         }
-        if Double.random(in: 0..<1, using: &random) < parameters.deleteChance,
-           let id = try await storedMessage(client, in: pick(&random), outgoing: true, random: &random) {
-            try await client.outbound.deleteMessages([id])
+        if Double.random(in: 0..<1, using: &random) < parameters.deleteChance {
+            // Mostly its own messages; now and then someone else's. For everyone or for this account only: for
+            // everyone someone else's message of a group or channel is refused, and deleted for the account instead.
+            let own = Double.random(in: 0..<1, using: &random) < 0.7
+            let forEveryone = Double.random(in: 0..<1, using: &random) < 0.6
+            if let id = try await storedMessage(client, in: pick(&random), outgoing: own, random: &random) {
+                try await client.outbound.deleteMessages([id], forEveryone: forEveryone)
+            }
         }
         if Double.random(in: 0..<1, using: &random) < parameters.draftChance {
             let text = Double.random(in: 0..<1, using: &random) < 0.3 ? "" : "draft of round \(round)"

@@ -43,20 +43,26 @@ public struct DeleteMessagesOperation: PostboxCoding, Equatable, Sendable {
 
     public let ids: [Int32]
     public let mutation: Int64
+    /// For everyone (Telegram's `revoke`); false: for this account only (its other devices too).
+    public let revoke: Bool
 
-    public init(ids: [Int32], mutation: Int64) {
+    public init(ids: [Int32], mutation: Int64, revoke: Bool = true) {
         self.ids = ids
         self.mutation = mutation
+        self.revoke = revoke
     }
 
     public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
         ids = decoder.decodeInt32ArrayForKey("i")
         mutation = try decoder.decodeInt64(forKey: "m")
+        // Entries queued before the choice existed were deletions for everyone.
+        revoke = decoder.decodeBoolForKey("v", orElse: true)
     }
 
     public func encode(_ encoder: PostboxEncoder) {
         encoder.encodeInt32Array(ids, forKey: "i")
         encoder.encodeInt64(mutation, forKey: "m")
+        encoder.encodeBool(revoke, forKey: "v")
     }
 }
 

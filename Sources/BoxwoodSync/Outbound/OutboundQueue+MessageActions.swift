@@ -26,8 +26,11 @@ extension OutboundQueue {
         }
     }
 
-    /// Deletes messages of one chat here at once and, for cloud messages, queues deleting them for everyone.
-    public func deleteMessages(_ ids: [MessageId]) async throws {
+    /// Deletes messages of one chat here at once and, for cloud messages, queues deleting them on the server: for
+    /// everyone (`forEveryone`, the default) or for this account only (its other devices too). A deletion for
+    /// everyone the server refuses (someone else's message in a group or channel) is sent again for this account
+    /// only: the messages stay deleted here.
+    public func deleteMessages(_ ids: [MessageId], forEveryone: Bool = true) async throws {
         guard let peerId = ids.first?.peerId else { return }
         guard ids.allSatisfy({ $0.peerId == peerId }) else { throw OutboundError.mixedChats }
         try await store.transaction { transaction in
@@ -40,7 +43,7 @@ extension OutboundQueue {
             guard !cloud.isEmpty, peerId.namespace != SyncNamespaces.secretChat else { return }
             let mutation = try SyncStorage.nextMutation(in: transaction)
             _ = try transaction.operationLogAddEntry(peerId: peerId, tag: SyncOperationLogTags.messageActions, tagMergedIndex: .automatic,
-                                                     contents: DeleteMessagesOperation(ids: cloud, mutation: mutation.sequence))
+                                                     contents: DeleteMessagesOperation(ids: cloud, mutation: mutation.sequence, revoke: forEveryone))
         }
     }
 
@@ -122,10 +125,16 @@ extension OutboundQueue {
         let ids = operation.ids.map { MessageId(peerId: key.peerId, namespace: SyncNamespaces.cloudMessages, id: $0) }
         let transport = transport
         return try await sendAction("deleteMessages", .delete, sequence: operation.mutation, key: key, messageIds: ids, call: { mutation async throws(SyncTransportError) in
-            let answer = try await transport.deleteMessages(peerId: key.peerId, ids: operation.ids, mutation: mutation)
+            let answer = try await transport.deleteMessages(peerId: key.peerId, ids: operation.ids, revoke: operation.revoke, mutation: mutation)
             guard let pts = answer.pts, answer.ptsCount > 0 else { return nil }
             return .updates(updates: [.deleteMessages(ids: operation.ids, pts: pts, ptsCount: answer.ptsCount)], users: [], chats: [], date: 0, seq: 0)
-        }, undo: { _ in })
+        }, undo: { transaction in
+            // Refused for everyone: deleted for this account instead (they stay deleted here, as the user asked).
+            guard operation.revoke else { return }
+            let retry = try SyncStorage.nextMutation(in: transaction)
+            _ = try transaction.operationLogAddEntry(peerId: key.peerId, tag: SyncOperationLogTags.messageActions, tagMergedIndex: .automatic,
+                                                     contents: DeleteMessagesOperation(ids: operation.ids, mutation: retry.sequence, revoke: false))
+        })
     }
 
     /// Sends a reaction; its answer (the message's edit update) goes to the state manager. Refused: the previous

@@ -55,9 +55,10 @@ public protocol SyncTransport: Sendable {
     /// Replaces the text of the account's own message `id` of `peerId`; applied at most once per `mutation`. The
     /// answer carries the edit update (with its pts).
     func editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
-    /// Deletes messages of `peerId` for everyone; applied at most once per `mutation`. Ids that are gone already are
-    /// ignored.
-    func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages
+    /// Deletes messages of `peerId` for everyone (`revoke`) or for the account only (its other devices too); applied at
+    /// most once per `mutation`. Ids that are gone already are ignored. Refused for good: `MESSAGE_DELETE_FORBIDDEN`
+    /// (for everyone, a message of someone else in a group or channel: that takes an admin).
+    func deleteMessages(peerId: PeerId, ids: [Int32], revoke: Bool, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages
     /// Sets the account's reaction on message `id` of `peerId` (nil: takes it back); applied at most once per
     /// `mutation`. The answer carries the message's edit update.
     func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates
@@ -89,7 +90,7 @@ extension SyncTransport {
         throw .rejected(reason: "METHOD_NOT_SUPPORTED")
     }
 
-    public func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+    public func deleteMessages(peerId: PeerId, ids: [Int32], revoke: Bool, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
         throw .rejected(reason: "METHOD_NOT_SUPPORTED")
     }
 

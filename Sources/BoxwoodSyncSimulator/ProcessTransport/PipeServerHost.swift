@@ -171,8 +171,8 @@ public final class PipeServerHost: @unchecked Sendable {
                 return .affected(try await server.readHistory(peerId: peerId, maxId: maxId, mutation: mutation))
             case let .editMessage(peerId, id, text, mutation):
                 return .updates(try await server.editMessage(peerId: peerId, id: id, text: text, mutation: mutation))
-            case let .deleteMessages(peerId, ids, mutation):
-                return .affected(try await server.deleteMessages(peerId: peerId, ids: ids, mutation: mutation))
+            case let .deleteMessages(peerId, ids, revoke, mutation):
+                return .affected(try await server.deleteMessages(peerId: peerId, ids: ids, revoke: revoke, mutation: mutation))
             case let .sendReaction(peerId, id, emoji, mutation):
                 return .updates(try await server.sendReaction(peerId: peerId, id: id, emoji: emoji, mutation: mutation))
             case let .searchHistory(peerId, filter, offsetId, addOffset, limit, maxId, minId):

@@ -188,8 +188,8 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
         return updates
     }
 
-    public func deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
-        let answer = await call(.deleteMessages(peerId: peerId, ids: ids, mutation: mutation))
+    public func deleteMessages(peerId: PeerId, ids: [Int32], revoke: Bool, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        let answer = await call(.deleteMessages(peerId: peerId, ids: ids, revoke: revoke, mutation: mutation))
         guard case let .affected(affected) = answer else { throw unexpected(answer, for: "deleteMessages") }
         return affected
     }

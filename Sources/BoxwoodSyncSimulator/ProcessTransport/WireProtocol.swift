@@ -79,7 +79,7 @@ enum WireRequest: Codable, Hashable, Sendable {
     case sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId)
     case readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId)
     case editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId)
-    case deleteMessages(peerId: PeerId, ids: [Int32], mutation: ClientMutationId)
+    case deleteMessages(peerId: PeerId, ids: [Int32], revoke: Bool, mutation: ClientMutationId)
     case sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId)
     case saveFilePart(fileId: Int64, part: Int32, totalParts: Int32, bytes: [UInt8])
     case saveDraft(peerId: PeerId, text: String)
