@@ -80,6 +80,8 @@ let package = Package(
                 "BoxwoodStore",
                 "BoxwoodFullText",
                 "Boxwood",
+                "BoxwoodSync",
+                "BoxwoodSyncSimulator",
                 "BoxwoodPlatform",
                 .product(name: "SystemPackage", package: "swift-system"),
                 "BoxwoodLZ4",

@@ -31,6 +31,8 @@ final class Bench {
     /// Values of the value-size workloads and of Postbox messages.
     let textValues: ValuePool
     private var mainTables: [EngineKind: MainTable] = [:]
+    /// Boxwood's `txn-1000-set` rate in this run, once measured (`sync-catchup` sets its rate beside it).
+    private var boxwoodTxnSetRate: Double?
 
     init(sizes: BenchSizes, root: String, seed: UInt64) {
         self.sizes = sizes
@@ -47,6 +49,12 @@ final class Bench {
         if workload == .externalCommit { return engine == .boxwood ? [try externalCommitLatency()] : [] }
         if workload == .idleViews { return engine == .boxwood ? [try idleViewWakeups()] : [] }
         if workload == .extensionMemory { return engine == .boxwood ? [try extensionMemory()] : [] }
+        if workload == .syncCatchUp { return engine == .boxwood ? [try syncCatchUp(txnSetRate: boxwoodTxnSetRate)] : [] }
+        if workload == .randomSets, engine == .boxwood {
+            let measurement = try runOnDatabase(workload, BoxwoodEngine.self)
+            boxwoodTxnSetRate = measurement.first?.opsPerSecond
+            return measurement
+        }
         switch engine {
         case .boxwood: return try runOnDatabase(workload, BoxwoodEngine.self)
         case .boxwoodEncrypted: return try runOnDatabase(workload, EncryptedBoxwoodEngine.self)
@@ -75,7 +83,7 @@ final class Bench {
         case .scan: return [try scans(engine)]
         case .singleNormal, .singleFull: return [try singleOperations(engine, workload)]
         case .value100, .value4K, .value64K: return try valueSizes(engine, workload)
-        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews, .extensionMemory: return []
+        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews, .extensionMemory, .syncCatchUp: return []
         }
     }
 

@@ -18,6 +18,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
     case externalCommit = "external-commit"
     case idleViews = "idle-views"
     case extensionMemory = "extension-memory"
+    case syncCatchUp = "sync-catchup"
 
     /// One line for `--help` and the output header.
     var summary: String {
@@ -37,6 +38,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .externalCommit: return "boxwood only: another process commits; time until a live view here shows it (ops = commits; p50/p99 in the note)"
         case .idleViews: return "boxwood only: context switches of this process with 20 live views and no commits (ops/s = wake-ups per second)"
         case .extensionMemory: return "boxwood only: a fresh process opens a big database with Postbox and reads 1,000 messages; its private dirty memory growth (ops = messages)"
+        case .syncCatchUp: return "boxwood only: a synced client with live history views catches up with updates generated over ~1,000 chats while it was offline (simulated server in process; ops = updates applied)"
         case .fullText: return "full-text index (boxwood and sqlite FTS5 only): synthetic chat messages indexed 1,000 per transaction (ops = messages), then term, prefix, AND, phrase and per-chat queries (ops = queries; result sets compared)"
         }
     }

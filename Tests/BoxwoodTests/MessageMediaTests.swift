@@ -42,6 +42,30 @@ import BoxwoodStore
 
     static func captions(_ message: Message?) -> [String] { message?.media.map { ($0 as! TestImage).caption } ?? [] }
 
+    /// Found by `boxwood-bench`'s sync-catchup (a difference of 1,000 updates in one transaction): the change record
+    /// rendered each inserted message as recorded at its insertion, with references to shared media that a later
+    /// deletion in the same transaction had freed — "table 6 is corrupt" at commit, and the whole batch refused.
+    @Test func carriersAddedSharedAndDeletedInOneTransactionCommit() async throws {
+        try await withPostbox("one-transaction") { postbox, _ in
+            let views = postbox.view(.messageHistory(peerId: Self.chat, namespace: 0, count: 10))
+            var iterator = views.makeAsyncIterator()
+            _ = try await iterator.next()
+            try await postbox.transaction { tx in
+                try tx.addMessages([Self.message(Self.id(1), [Self.photo(7, "first")])], location: .random)
+                try tx.addMessages([Self.message(Self.id(2), [Self.photo(7, "second")])], location: .random)
+                try tx.addMessages([Self.message(Self.id(3), [Self.photo(7, "third")]), Self.message(Self.id(4), [Self.photo(8, "kept")])],
+                                   location: .random)
+                // One carrier rewritten (its media shared again), then every carrier of 7 deleted: the entry goes.
+                try tx.updateMessage(Self.id(3), Self.message(Self.id(3), [Self.photo(7, "third, edited")], text: "edited"))
+                try tx.deleteMessages([Self.id(1), Self.id(2), Self.id(3)])
+                #expect(try Self.entries(tx) == [MediaId(namespace: 1, id: 8): "embedded in 4"])
+            }
+            let view = try #require(try await iterator.next())
+            #expect(view.entries.map(\.id) == [Self.id(4)])
+            #expect(Self.captions(view.entries.first) == ["kept"])
+        }
+    }
+
     @Test func firstCarrierEmbedsASecondSharesTheLastFrees() async throws {
         try await withPostbox("semantics") { postbox, _ in
             let x = MediaId(namespace: 1, id: 7)

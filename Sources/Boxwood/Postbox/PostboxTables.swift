@@ -51,10 +51,16 @@ final class PostboxTables {
         try history.prepareCommit()
         var changes = PostboxChanges()
         let renderer = MessageRenderer(tables: self)
-        changes.operationsByPeerId = try history.history.operationsByPeerId.mapValues { operations in
-            try operations.map { operation -> MessageHistoryOperation in
+        let table = history.history
+        changes.operationsByPeerId = try table.operationsByPeerId.mapValues { operations in
+            try operations.compactMap { operation -> MessageHistoryOperation? in
                 switch operation {
-                case let .insertMessage(message): return .insertMessage(try renderer.render(message))
+                case let .insertMessage(message):
+                    // As the message reads at the end of the transaction (its media shared meanwhile, its timestamp
+                    // moved); an insert of a message deleted later in the transaction is dropped — its remove follows,
+                    // and the shared media it referred to may have gone with it.
+                    guard let current = try table.message(at: message.index) ?? table.getMessage(message.id) else { return nil }
+                    return .insertMessage(try renderer.render(current))
                 case let .remove(entries): return .remove(entries)
                 case let .updateReadState(peerId, state): return .updateReadState(peerId, state)
                 case let .updateTimestamp(index, timestamp): return .updateTimestamp(index, timestamp)
