@@ -8,18 +8,18 @@ import Boxwood
 /// again is refused again. Like sends, the resulting events are logged (pts or channel pts) and returned in the
 /// answer, not pushed to the client that asked.
 extension ServerState {
-    /// Why an action on message `id` of `peerId` is refused, or nil.
-    private func refusal(peerId: PeerId, id: Int32, mustBeOwn: Bool) -> String? {
-        if peerId.namespace == SyncNamespaces.secretChat || chats[peerId] == nil { return "PEER_ID_INVALID" }
-        guard let message = chats[peerId]!.messages[id] else { return "MESSAGE_ID_INVALID" }
-        if mustBeOwn && !message.outgoing { return "MESSAGE_AUTHOR_REQUIRED" }
-        return nil
+    /// Message `id` of `peerId` that an action may change; refused as Telegram refuses it otherwise.
+    private func actionTarget(peerId: PeerId, id: Int32, mustBeOwn: Bool) throws(SyncTransportError) -> ApiMessage {
+        guard peerId.namespace != SyncNamespaces.secretChat, let chat = chats[peerId] else { throw .rejected(reason: "PEER_ID_INVALID") }
+        guard let message = chat.messages[id] else { throw .rejected(reason: "MESSAGE_ID_INVALID") }
+        if mustBeOwn && !message.outgoing { throw .rejected(reason: "MESSAGE_AUTHOR_REQUIRED") }
+        return message
     }
 
     /// Logs `message`'s new version as an edit event and returns it as the answer's updates.
     private mutating func recordEdit(_ message: ApiMessage) -> ApiUpdates {
         let date = tick()
-        chats[message.peerId]!.messages[message.id] = message
+        chats[message.peerId, default: ChatRecord()].messages[message.id] = message
         let update: ApiUpdate
         if message.peerId.namespace == SyncNamespaces.channel {
             update = recordChannelEvent(channelId: message.peerId, date: date) { .editChannelMessage(message, pts: $0, ptsCount: 1) }
@@ -31,8 +31,7 @@ extension ServerState {
 
     mutating func editMessage(peerId: PeerId, id: Int32, text: String, mutation: ClientMutationId) throws(SyncTransportError) -> ApiUpdates {
         if case let .edited(answer)? = mutationAnswers[mutation] { return answer }
-        if let reason = refusal(peerId: peerId, id: id, mustBeOwn: true) { throw .rejected(reason: reason) }
-        var message = chats[peerId]!.messages[id]!
+        var message = try actionTarget(peerId: peerId, id: id, mustBeOwn: true)
         message.text = text
         message.editVersion += 1
         message.content.revision += 1
@@ -44,8 +43,7 @@ extension ServerState {
 
     mutating func sendReaction(peerId: PeerId, id: Int32, emoji: String?, mutation: ClientMutationId) throws(SyncTransportError) -> ApiUpdates {
         if case let .edited(answer)? = mutationAnswers[mutation] { return answer }
-        if let reason = refusal(peerId: peerId, id: id, mustBeOwn: false) { throw .rejected(reason: reason) }
-        var message = chats[peerId]!.messages[id]!
+        var message = try actionTarget(peerId: peerId, id: id, mustBeOwn: false)
         message.content.reactions = message.content.reactions.choosing(emoji)
         message.content.revision += 1
         let answer = recordEdit(message)
@@ -58,11 +56,11 @@ extension ServerState {
     /// event, `pts: nil, ptsCount: 0`.
     mutating func deleteMessages(peerId: PeerId, ids: [Int32], revoke: Bool, mutation: ClientMutationId) throws(SyncTransportError) -> ApiAffectedMessages {
         if case let .deleted(answer)? = mutationAnswers[mutation] { return answer }
-        if peerId.namespace == SyncNamespaces.secretChat || chats[peerId] == nil { throw .rejected(reason: "PEER_ID_INVALID") }
-        let present = Set(ids).filter { chats[peerId]!.messages[$0] != nil }.sorted()
+        guard peerId.namespace != SyncNamespaces.secretChat, let chat = chats[peerId] else { throw .rejected(reason: "PEER_ID_INVALID") }
+        let present = Set(ids).filter { chat.messages[$0] != nil }.sorted()
         // For everyone, someone else's message of a group or channel takes an admin, which the account is not. (For
         // the account only, any message; in this one-account simulation both remove it from the account's history.)
-        if revoke, peerId.namespace != SyncNamespaces.user, present.contains(where: { !chats[peerId]!.messages[$0]!.outgoing }) {
+        if revoke, peerId.namespace != SyncNamespaces.user, present.contains(where: { chat.messages[$0]?.outgoing == false }) {
             throw .rejected(reason: "MESSAGE_DELETE_FORBIDDEN")
         }
         deletions.append((peerId, present, revoke))
@@ -70,8 +68,7 @@ extension ServerState {
         if !present.isEmpty {
             let date = tick()
             for id in present {
-                recentlyDeleted[peerId] = chats[peerId]!.messages[id]
-                chats[peerId]!.messages[id] = nil
+                recentlyDeleted[peerId] = chats[peerId]?.messages.removeValue(forKey: id)
                 if Self.isCommonBox(peerId) { messagePeers[id] = nil }
             }
             if peerId.namespace == SyncNamespaces.channel {

@@ -8,8 +8,12 @@ struct ServerUpload {
 
     /// The whole file, when every part is stored.
     var assembled: [UInt8]? {
-        guard parts.count == Int(totalParts) else { return nil }
-        return (0..<totalParts).flatMap { parts[$0]! }
+        var bytes: [UInt8] = []
+        for index in 0..<totalParts {
+            guard let part = parts[index] else { return nil }
+            bytes += part
+        }
+        return bytes
     }
 }
 
@@ -53,7 +57,7 @@ extension ServerState {
         try checkPostable(toPeerId)
         var copies: [(String, Int64, ApiMessageContent)] = []
         for (id, randomId) in zip(ids, randomIds) {
-            guard let original = chats[fromPeerId]!.messages[id] else { continue }
+            guard let original = chats[fromPeerId]?.messages[id] else { continue }
             let content = original.content.forwardedCopy(from: fromPeerId, id: original.id, authorId: original.fromId, date: original.date)
             copies.append((original.text, randomId, content))
         }

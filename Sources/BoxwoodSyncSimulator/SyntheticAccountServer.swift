@@ -2,6 +2,19 @@ import Boxwood
 import BoxwoodSync
 import Foundation
 
+/// Why a ``SyntheticAccountServer`` cannot be built.
+public enum SyntheticAccountError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No chat, no message per chat, or more messages than ids and dates fit in `Int32`.
+    case unsupportedSize(chats: Int, messagesPerChat: Int)
+
+    public var description: String {
+        switch self {
+        case let .unsupportedSize(chats, messages):
+            return "a synthetic account of \(chats) chats × \(messages) messages is not supported (each at least 1, ids and dates within Int32)"
+        }
+    }
+}
+
 /// A large, static account computed on demand (the large-account test): `chats` chats of `messagesPerChat`
 /// messages each, none of them held in memory — every dialog page and history window is computed from the chat's
 /// index when asked. Nine chats in ten are private chats, the rest alternate between basic groups and channels;
@@ -33,11 +46,16 @@ public final class SyntheticAccountServer: SyncTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var connection: AsyncStream<SyncPushEvent>.Continuation?
 
-    /// An account of `chats` chats with `messagesPerChat` messages each (both at least 1; ids and dates must fit in
-    /// `Int32`, which holds for up to about 200 million messages).
-    public init(chats: Int, messagesPerChat: Int, pinnedChats: Int = 3) {
-        precondition(chats >= 1 && messagesPerChat >= 1, "a synthetic account has at least one chat and one message per chat")
-        precondition(Int64(chats) * Int64(messagesPerChat) + Int64(Self.baseDate) < Int64(Int32.max), "ids and dates must fit in Int32")
+    /// An account of `chats` chats with `messagesPerChat` messages each.
+    ///
+    /// - Throws: ``SyntheticAccountError/unsupportedSize(chats:messagesPerChat:)`` unless both are at least 1 and
+    ///   the ids and dates fit in `Int32` (up to about 2 billion messages in all).
+    public init(chats: Int, messagesPerChat: Int, pinnedChats: Int = 3) throws(SyntheticAccountError) {
+        guard chats >= 1, messagesPerChat >= 1,
+              chats.multipliedReportingOverflow(by: messagesPerChat).partialValue <= Int(Int32.max) - Int(Self.baseDate),
+              !chats.multipliedReportingOverflow(by: messagesPerChat).overflow else {
+            throw .unsupportedSize(chats: chats, messagesPerChat: messagesPerChat)
+        }
         self.chats = chats
         self.messagesPerChat = messagesPerChat
         self.pinnedChats = min(max(0, pinnedChats), chats)
@@ -149,7 +167,7 @@ public final class SyntheticAccountServer: SyncTransport, @unchecked Sendable {
             }
             if Self.kind(i) == SyncNamespaces.group { addUser(message(i, messagesPerChat - 1).fromId) }
         }
-        return (users.keys.sorted().map { users[$0]! }, titled)
+        return (users.sorted { $0.key < $1.key }.map(\.value), titled)
     }
 
     /// The account's cursor: one pts per common-box message; it never moves.

@@ -88,7 +88,12 @@ func inspect(_ postbox: Postbox, server: SyntheticAccountServer) async throws ->
     return stored
 }
 
-let server = SyntheticAccountServer(chats: chats, messagesPerChat: messagesPerChat)
+let server: SyntheticAccountServer
+do {
+    server = try SyntheticAccountServer(chats: chats, messagesPerChat: messagesPerChat)
+} catch {
+    fail(2, "\(error)")
+}
 let started = ContinuousClock.now
 let stored: Stored
 let elapsed: Duration

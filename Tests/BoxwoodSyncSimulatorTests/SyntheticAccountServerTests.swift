@@ -8,7 +8,7 @@ import Testing
 @Suite("Synthetic account server")
 struct SyntheticAccountServerTests {
     @Test func dialogPagesCoverEveryChatOnceInOrder() async throws {
-        let server = SyntheticAccountServer(chats: 53, messagesPerChat: 30, pinnedChats: 3)
+        let server = try SyntheticAccountServer(chats: 53, messagesPerChat: 30, pinnedChats: 3)
         var offset: ApiDialogsOffset?
         var pages: [ApiDialogs] = []
         repeat {
@@ -41,7 +41,7 @@ struct SyntheticAccountServerTests {
     }
 
     @Test func historyWindowsAreThoseOfTheFullHistory() async throws {
-        let server = SyntheticAccountServer(chats: 20, messagesPerChat: 50)
+        let server = try SyntheticAccountServer(chats: 20, messagesPerChat: 50)
         var random = SystemRandomNumberGenerator()
         for i in [0, 9, 19] {
             let peer = server.peer(ofChat: i)
@@ -65,5 +65,18 @@ struct SyntheticAccountServerTests {
                 #expect(window == expected, "offsetId \(offsetId) addOffset \(addOffset) limit \(limit) maxId \(maxId) minId \(minId)")
             }
         }
+    }
+}
+
+@Suite("Synthetic account sizes")
+struct SyntheticAccountSizeTests {
+    @Test("an account without chats or messages, or beyond Int32 ids and dates, is a typed error, not a trap")
+    func unsupportedSizesThrow() {
+        for (chats, messages) in [(0, 10), (10, 0), (-1, 5), (100_000, 100_000), (Int.max, 2)] {
+            #expect(throws: SyntheticAccountError.unsupportedSize(chats: chats, messagesPerChat: messages)) {
+                _ = try SyntheticAccountServer(chats: chats, messagesPerChat: messages)
+            }
+        }
+        #expect(throws: Never.self) { _ = try SyntheticAccountServer(chats: 5_000, messagesPerChat: 2_000) }
     }
 }

@@ -63,7 +63,7 @@ struct HoleFillAroundTests {
     }
 
     @Test func aViewOpenedInsideAHoleGetsItsAnchorsNeighbourhoodFirst() async throws {
-        let server = SyntheticAccountServer(chats: 3, messagesPerChat: 400, pinnedChats: 0)
+        let server = try SyntheticAccountServer(chats: 3, messagesPerChat: 400, pinnedChats: 0)
         let transport = RecordingTransport(base: server)
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast

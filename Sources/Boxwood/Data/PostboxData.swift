@@ -29,31 +29,34 @@ public struct PostboxDataItem<Value: Sendable>: Sendable {
                 try value(query.makeSnapshot(tables: try tx.tables, tracker: postbox.viewTracker))
             }
         }
-        follow = { postbox in
-            let views = postbox.view(query)
-            return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-                let task = Task {
-                    var last: Value?
-                    do {
-                        for try await view in views {
-                            let next = value(view)
-                            if let last, same(last, next) { continue }
-                            last = next
-                            continuation.yield(next)
-                        }
-                        continuation.finish()
-                    } catch {
-                        continuation.finish(throwing: error)
-                    }
-                }
-                // Ending the iteration cancels the task, which ends the view's stream and unregisters the view.
-                continuation.onTermination = { _ in task.cancel() }
-            }
-        }
+        follow = { postbox in Self.distinct(postbox.view(query), same: same, value) }
     }
 }
 
 extension PostboxDataItem {
+    /// `source`'s elements as values, each yielded only when it differs from the last one (`same`). Ending the
+    /// iteration cancels the task, which ends `source` (and so unregisters the view it follows).
+    static func distinct<Source: Sendable>(_ source: AsyncThrowingStream<Source, any Error>, same: @escaping @Sendable (Value, Value) -> Bool,
+                                           _ value: @escaping @Sendable (Source) -> Value) -> AsyncThrowingStream<Value, any Error> {
+        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let task = Task {
+                var last: Value?
+                do {
+                    for try await element in source {
+                        let next = value(element)
+                        if let last, same(last, next) { continue }
+                        last = next
+                        continuation.yield(next)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     /// An item whose value is `transform` of this one's: how a layer above (or the app) builds its own typed items
     /// over the Postbox's (``BoxwoodSync`` reads a message's reactions this way). `same` tells a repeat, so a
     /// subscription yields only when the transformed value changed.
@@ -62,26 +65,7 @@ extension PostboxDataItem {
         let follow = follow
         return PostboxDataItem<T>(
             read: { postbox in transform(try await read(postbox)) },
-            follow: { postbox in
-                let values = follow(postbox)
-                return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-                    let task = Task {
-                        var last: T?
-                        do {
-                            for try await value in values {
-                                let next = transform(value)
-                                if let last, same(last, next) { continue }
-                                last = next
-                                continuation.yield(next)
-                            }
-                            continuation.finish()
-                        } catch {
-                            continuation.finish(throwing: error)
-                        }
-                    }
-                    continuation.onTermination = { _ in task.cancel() }
-                }
-            })
+            follow: { postbox in PostboxDataItem<T>.distinct(follow(postbox), same: same, transform) })
     }
 }
 

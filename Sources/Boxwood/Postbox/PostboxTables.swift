@@ -56,9 +56,11 @@ final class PostboxTables {
             try operations.compactMap { operation -> MessageHistoryOperation? in
                 switch operation {
                 case let .insertMessage(message):
-                    // As the message reads at the end of the transaction (its media shared meanwhile, its timestamp
-                    // moved); an insert of a message deleted later in the transaction is dropped — its remove follows,
-                    // and the shared media it referred to may have gone with it.
+                    // A message that refers to shared media is rendered as it reads at the end of the transaction: a
+                    // later deletion may have freed the entry its recorded copy refers to. If it was deleted later in
+                    // the transaction its insert is dropped (its remove follows). Other messages render as recorded,
+                    // without another read.
+                    guard message.media.contains(where: { $0 is SharedMediaReference }) else { return .insertMessage(try renderer.render(message)) }
                     guard let current = try table.message(at: message.index) ?? table.getMessage(message.id) else { return nil }
                     return .insertMessage(try renderer.render(current))
                 case let .remove(entries): return .remove(entries)

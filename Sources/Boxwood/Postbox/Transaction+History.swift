@@ -138,6 +138,16 @@ extension Transaction {
         try ChatListItemLoader(tables: try tables).entries(groupId: groupId, before: index, count: count)
     }
 
+    /// The positions of every chat of a chat-list group, in display order, without rendering their rows (the chat is
+    /// `messageIndex.id.peerId`; holes are left out): what walking a whole list costs at the index alone, one
+    /// ``ChatListIndex`` per chat in memory.
+    public func getChatListIndices(groupId: PeerGroupId) throws -> [ChatListIndex] {
+        try history.chatList.earlierEntries(groupId: groupId, index: nil, count: 0).compactMap { entry in
+            if case let .message(index, _) = entry { return index }
+            return nil
+        }
+    }
+
     public func addChatListHole(groupId: PeerGroupId, _ hole: ChatListHole) throws {
         try history.chatList.addHole(groupId: groupId, hole)
     }

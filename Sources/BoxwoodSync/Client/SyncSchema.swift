@@ -49,28 +49,23 @@ extension SyncClient {
 /// The upgrade steps' work.
 enum SyncSchemaUpgrades {
     /// 1 → 2: tags every stored message of every listed chat from its content and gives each media space the chat's
-    /// everywhere holes. Walks the chat list and each history a page at a time.
+    /// everywhere holes. Walks the chat-list index and each history a page at a time.
     static func addMediaSpaces(_ transaction: Transaction) throws {
         let cloud = SyncNamespaces.cloudMessages
-        var anchor: ChatListIndex?
-        let pageSize = 500
-        while true {
-            let page = try transaction.getChatListEntries(groupId: .root, before: anchor, count: pageSize)
-            for case let .chat(item) in page where item.peerId.namespace != SyncNamespaces.secretChat {
-                try SyncStorage.forEachHistoryPage(item.peerId, namespace: cloud, in: transaction) { messages in
-                    for message in messages {
-                        let tags = SyncMessageTags.tags(of: SyncMessageContent.content(of: message),
-                                                        pinned: message.tags.contains(SyncMessageTags.pinned))
-                        if tags != message.tags { try transaction.updateMessage(message.id, SyncStorage.restored(message, tags: tags)) }
-                    }
-                }
-                let holes = try transaction.getHoles(peerId: item.peerId, namespace: cloud)
-                for tag in SyncMessageTags.mediaSpaces {
-                    for range in holes { try transaction.addHole(peerId: item.peerId, namespace: cloud, space: .tag(tag), range: range) }
+        for index in try transaction.getChatListIndices(groupId: .root) {
+            let peerId = index.messageIndex.id.peerId
+            guard peerId.namespace != SyncNamespaces.secretChat else { continue }
+            try SyncStorage.forEachHistoryPage(peerId, namespace: cloud, in: transaction) { messages in
+                for message in messages {
+                    let tags = SyncMessageTags.tags(of: SyncMessageContent.content(of: message),
+                                                    pinned: message.tags.contains(SyncMessageTags.pinned))
+                    if tags != message.tags { try transaction.updateMessage(message.id, SyncStorage.restored(message, tags: tags)) }
                 }
             }
-            guard page.count == pageSize, let last = page.last else { return }
-            anchor = last.index
+            let holes = try transaction.getHoles(peerId: peerId, namespace: cloud)
+            for tag in SyncMessageTags.mediaSpaces {
+                for range in holes { try transaction.addHole(peerId: peerId, namespace: cloud, space: .tag(tag), range: range) }
+            }
         }
     }
 }

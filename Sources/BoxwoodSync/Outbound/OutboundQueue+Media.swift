@@ -116,32 +116,41 @@ extension OutboundQueue {
         let transport = transport
         var operation = queued
         do throws(SyncError) {
-            while operation.nextPart < operation.totalParts {
-                let part = operation.nextPart
-                let offset = Int64(part) * Int64(operation.partSize)
-                let bytes: [UInt8]
+            // The file is opened once for the parts left (none left: the message is sent without opening it).
+            if operation.nextPart < operation.totalParts {
+                let reader: UploadFileReader
                 do throws(OutboundError) {
-                    let reader = try UploadFileReader(path: operation.path)
-                    bytes = try reader.read(offset: offset, count: Int(min(Int64(operation.partSize), operation.size - offset)))
+                    reader = try UploadFileReader(path: operation.path)
                 } catch {
                     try await markFailed(randomIds: [operation.randomId], reason: "FILE_UNREADABLE: \(error)", key: key, resendMedia: queued)
                     return true
                 }
-                let (fileId, totalParts) = (operation.fileId, operation.totalParts)
-                try await manager.request("saveFilePart", peerId: key.peerId) { () async throws(SyncTransportError) in
-                    try await transport.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes)
-                }
-                operation = operation.acknowledged(upTo: part + 1)
-                let progress = operation
-                if let failure = await storeAnswer({ transaction in
-                    try transaction.operationLogUpdateEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex) { _ in
-                        PeerOperationLogEntryUpdate(mergedIndex: .none, contents: .update(progress))
+                while operation.nextPart < operation.totalParts {
+                    let part = operation.nextPart
+                    let offset = Int64(part) * Int64(operation.partSize)
+                    let bytes: [UInt8]
+                    do throws(OutboundError) {
+                        bytes = try reader.read(offset: offset, count: Int(min(Int64(operation.partSize), operation.size - offset)))
+                    } catch {
+                        try await markFailed(randomIds: [operation.randomId], reason: "FILE_UNREADABLE: \(error)", key: key, resendMedia: queued)
+                        return true
                     }
-                }) {
-                    throw .storage(failure)
+                    let (fileId, totalParts) = (operation.fileId, operation.totalParts)
+                    try await manager.request("saveFilePart", peerId: key.peerId) { () async throws(SyncTransportError) in
+                        try await transport.saveFilePart(fileId: fileId, part: part, totalParts: totalParts, bytes: bytes)
+                    }
+                    operation = operation.acknowledged(upTo: part + 1)
+                    let progress = operation
+                    if let failure = await storeAnswer({ transaction in
+                        try transaction.operationLogUpdateEntry(peerId: key.peerId, tag: key.tag, tagLocalIndex: key.tagLocalIndex) { _ in
+                            PeerOperationLogEntryUpdate(mergedIndex: .none, contents: .update(progress))
+                        }
+                    }) {
+                        throw .storage(failure)
+                    }
+                    uploadProgress[key] = SyncUploadProgress(peerId: key.peerId, randomId: operation.randomId, acknowledgedParts: part + 1,
+                                                             totalParts: totalParts)
                 }
-                uploadProgress[key] = SyncUploadProgress(peerId: key.peerId, randomId: operation.randomId, acknowledgedParts: part + 1,
-                                                         totalParts: totalParts)
             }
             let file = ApiInputFile(id: operation.fileId, parts: operation.totalParts, name: operation.fileName, mimeType: operation.mimeType,
                                     size: operation.size)

@@ -30,6 +30,7 @@ struct UploadFileReader: ~Copyable {
 
     /// Exactly `count` bytes at `offset` (a shorter file is an error: it changed since it was queued).
     func read(offset: Int64, count: Int) throws(OutboundError) -> [UInt8] {
+        guard count > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: count)
         let descriptor = descriptor
         let read: Int

@@ -75,19 +75,11 @@ extension AccountStateManager {
         return try await commit(closing)
     }
 
-    /// The chats listed in the root chat list here, read page by page (bounded memory whatever the account's size).
+    /// The chats listed in the root chat list here (read from the chat-list index alone, no row rendered).
     private func listedChats() async throws(SyncError) -> Set<PeerId> {
         do {
             return try await batches.store.run(.readCursors) { transaction in
-                let pageSize = 500
-                var peers = Set<PeerId>()
-                var anchor: ChatListIndex?
-                while true {
-                    let page = try transaction.getChatListEntries(groupId: .root, before: anchor, count: pageSize)
-                    for case let .chat(item) in page { peers.insert(item.peerId) }
-                    guard page.count == pageSize, let last = page.last else { return peers }
-                    anchor = last.index
-                }
+                Set(try transaction.getChatListIndices(groupId: .root).map(\.messageIndex.id.peerId))
             }
         } catch {
             throw .storage(error)

@@ -30,6 +30,9 @@ enum SyncDrafts {
     /// Applies the server's draft of a chat, unless this device saved a draft there that is not sent yet: that one is
     /// newer (the server takes it after everything it sent before), so the server's is skipped.
     static func apply(_ draft: ApiDraft?, to peerId: PeerId, in transaction: Transaction) throws {
+        // Nothing to change (the common case of a rebuild: no draft here or there) needs no look at the queue.
+        let wanted = draft.flatMap { $0.text.isEmpty ? nil : $0 }
+        guard try self.draft(of: peerId, in: transaction) != wanted else { return }
         var pending = false
         try transaction.operationLogEnumerateEntries(peerId: peerId, tag: SyncOperationLogTags.drafts) { _ in
             pending = true
