@@ -5,7 +5,9 @@ import BoxwoodSync
 /// cursor and every channel's pts; users' names and chats' titles; per chat every message outside the chat's
 /// holes (present on both sides with the same text, edit version, pin and direction, and the same content — media,
 /// entities, reply, forward, reactions, album, counters and revision, as storing keeps them
-/// (``SyncMessageContent/normalized(_:text:)``) — none missing, none extra), read positions, mute settings and drafts; no message left unsent and no outbound entry left.
+/// (``SyncMessageContent/normalized(_:text:)``) — and the same unread mention; none missing, none extra), read
+/// positions, each chat's unread-mention count (the chat list's), mute settings and drafts; no message left unsent and
+/// no outbound entry left.
 public struct ConsistencyReport: Sendable, CustomStringConvertible {
     /// What differs, one line each (empty: consistent).
     public var differences: [String] = []
@@ -15,6 +17,8 @@ public struct ConsistencyReport: Sendable, CustomStringConvertible {
     public var messagesInHoles = 0
     /// Holes left (ranges) over all chats.
     public var holes = 0
+    /// Unread mentions on the server over all chats (each chat's count compared).
+    public var unreadMentions = 0
 
     public var isConsistent: Bool { differences.isEmpty }
 
@@ -67,6 +71,8 @@ public enum ConsistencyCheck {
                     differ("\(peerId): message \(id) differs (v\(stored.editVersion) pinned \(stored.pinned), server v\(message.editVersion) pinned \(message.pinned))")
                 } else if stored.content != SyncMessageContent.normalized(message.content, text: message.text) {
                     differ("\(peerId): message \(id) content differs (r\(stored.content.revision): \(stored.content), server r\(message.content.revision): \(message.content))")
+                } else if stored.unreadMention != message.isUnreadMention {
+                    differ("\(peerId): message \(id) unread mention \(stored.unreadMention) != server \(message.isUnreadMention)")
                 }
             }
             for id in chat.messages.keys.sorted() where serverChat.messages[id] == nil && !chat.isInHole(id) {
@@ -77,6 +83,11 @@ public enum ConsistencyCheck {
             }
             if chat.readOutboxMaxId != serverChat.readOutboxMaxId {
                 differ("\(peerId): read outbox \(chat.readOutboxMaxId.map(String.init) ?? "none") != \(serverChat.readOutboxMaxId)")
+            }
+            let serverMentions = Int32(serverChat.messages.values.filter(\.isUnreadMention).count)
+            report.unreadMentions += Int(serverMentions)
+            if chat.mentionCount != serverMentions {
+                differ("\(peerId): \(chat.mentionCount) unread mentions != server \(serverMentions) (mention holes \(chat.mentionHoles))")
             }
             if (chat.muteUntil ?? 0) != serverChat.muteUntil { differ("\(peerId): muted until \(chat.muteUntil ?? 0) != \(serverChat.muteUntil)") }
             if chat.draft != serverChat.draft?.text {

@@ -39,6 +39,11 @@ extension ServerState {
             content.entities.append(ApiMessageEntity(kind: contentRandom.element(of: kinds)!, offset: offset,
                                                      length: contentRandom.int32(in: 1...(length - offset))))
         }
+        if peerId.namespace == SyncNamespaces.group || peerId.namespace == SyncNamespaces.channel, contentRandom.chance(Self.mentionRate),
+           length > 1 {
+            // A mention of the account (the message is `mentioned`: see ServerMentions.swift).
+            content.entities.append(ApiMessageEntity(kind: .mentionName(accountPeerId), offset: 0, length: min(length, 5)))
+        }
         if contentRandom.chance(Self.badContentRate) {
             // Bad input: past the end of the text.
             content.entities.append(ApiMessageEntity(kind: .bold, offset: length, length: 3))

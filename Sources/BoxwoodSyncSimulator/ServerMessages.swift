@@ -8,8 +8,9 @@ extension ServerState {
     mutating func createCommonBoxMessage(peerId: PeerId, fromId: PeerId, outgoing: Bool, text: String, date: Int32,
                                          randomId: Int64 = 0, content: ApiMessageContent? = nil) -> ApiMessage {
         let content = content ?? newContent(peerId: peerId, text: text, date: date)
+        let mentioned = mentionsAccount(peerId: peerId, outgoing: outgoing, content: content)
         let message = ApiMessage(id: nextMessageId, peerId: peerId, fromId: fromId, date: date, text: text,
-                                 outgoing: outgoing, randomId: randomId, content: content)
+                                 outgoing: outgoing, randomId: randomId, content: content, mentioned: mentioned, mediaUnread: mentioned)
         nextMessageId += 1
         chats[peerId, default: ChatRecord()].add(message)
         messagePeers[message.id] = peerId
@@ -22,8 +23,9 @@ extension ServerState {
         let content = content ?? newContent(peerId: channelId, text: text, date: date)
         let id = channelNextMessageId[channelId] ?? 1
         channelNextMessageId[channelId] = id + 1
+        let mentioned = mentionsAccount(peerId: channelId, outgoing: outgoing, content: content)
         let message = ApiMessage(id: id, peerId: channelId, fromId: fromId, date: date, text: text, outgoing: outgoing,
-                                 randomId: randomId, content: content)
+                                 randomId: randomId, content: content, mentioned: mentioned, mediaUnread: mentioned)
         chats[channelId, default: ChatRecord()].add(message)
         return message
     }
@@ -46,7 +48,7 @@ extension ServerState {
         case let .newMessage(message, _, _), let .editMessage(message, _, _),
              let .newChannelMessage(message, _, _), let .editChannelMessage(message, _, _):
             return [message.peerId, message.fromId]
-        case .deleteMessages, .messageId:
+        case .deleteMessages, .messageId, .readMessagesContents:
             return []
         case let .readHistoryInbox(peerId, _, _, _), let .readHistoryOutbox(peerId, _, _, _),
              let .pinnedMessages(peerId, _, _, _, _), let .notifySettings(peerId, _), let .draftMessage(peerId, _):
@@ -54,7 +56,7 @@ extension ServerState {
         case let .newEncryptedMessage(message, _):
             return [message.chatId]
         case let .deleteChannelMessages(channelId, _, _, _), let .readChannelInbox(channelId, _, _, _),
-             let .channelTooLong(channelId, _):
+             let .channelTooLong(channelId, _), let .readChannelMessagesContents(channelId, _, _, _):
             return [channelId]
         case let .userStatus(userId, _), let .userName(userId, _, _, _):
             return [userId]
@@ -90,6 +92,7 @@ extension ServerState {
         let record = chats[peerId] ?? ChatRecord()
         return ApiDialog(peerId: peerId, topMessage: record.topMessageId, readInboxMaxId: record.readInboxMaxId,
                          readOutboxMaxId: record.readOutboxMaxId, unreadCount: record.unreadCount,
-                         pts: channelPts[peerId], muteUntil: record.muteUntil, draft: record.draft)
+                         pts: channelPts[peerId], muteUntil: record.muteUntil, draft: record.draft,
+                         unreadMentionsCount: Int32(unreadMentionIds(peerId).count))
     }
 }

@@ -45,9 +45,11 @@ extension ServerState {
     /// of those with `minId < id < maxId` (`maxId == 0`: unbounded) newest first, `limit` from `addOffset` places
     /// after the first one below `offsetId` (`offsetId == 0`: the newest).
     func history(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32,
-                 filter: ApiSearchFilter? = nil) -> [ApiMessage] {
+                 filter: ApiSearchFilter? = nil, unreadMentionsOnly: Bool = false) -> [ApiMessage] {
         guard let record = chats[peerId], limit > 0 else { return [] }
-        let matching = record.messages.values.filter { $0.id > minId && (maxId == 0 || $0.id < maxId) && (filter?.matches($0.content) ?? true) }
+        let matching = record.messages.values.filter {
+            $0.id > minId && (maxId == 0 || $0.id < maxId) && (filter?.matches($0.content) ?? true) && (!unreadMentionsOnly || $0.isUnreadMention)
+        }
             .sorted { $0.id > $1.id }
         let position = offsetId == 0 ? 0 : (matching.firstIndex { $0.id < offsetId } ?? matching.count)
         let start = max(0, min(matching.count, position + Int(addOffset)))

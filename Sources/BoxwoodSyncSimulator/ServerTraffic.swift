@@ -38,6 +38,8 @@ public enum SimulatedEventKind: String, CaseIterable, Hashable, Sendable {
     case chatTitleChange
     /// The account types, changes or clears a draft on another device (seq).
     case draftFromOtherDevice
+    /// The account saw mentions on another device: all of a chat's, or one (pts or channel pts).
+    case readMentionsFromOtherDevice
 
     /// How often the kind occurs relative to the others.
     var weight: Int {
@@ -59,6 +61,7 @@ public enum SimulatedEventKind: String, CaseIterable, Hashable, Sendable {
         case .notifySettingsChange: return 2
         case .chatTitleChange: return 2
         case .draftFromOtherDevice: return 3
+        case .readMentionsFromOtherDevice: return 3
         }
     }
 }
@@ -161,6 +164,8 @@ extension ServerState {
             return chatTitleChange()
         case .draftFromOtherDevice:
             return draftFromOtherDevice()
+        case .readMentionsFromOtherDevice:
+            return readMentionsFromOtherDevice()
         }
     }
 

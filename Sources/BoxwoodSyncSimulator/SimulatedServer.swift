@@ -180,6 +180,36 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         }
     }
 
+    /// The chat's unread mentions, windowed like ``getHistory(peerId:offsetId:addOffset:limit:maxId:minId:)``.
+    public func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                                  minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> [ApiMessage] in
+            try state.failRequestBeforeApplying()
+            return state.history(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId,
+                                 unreadMentionsOnly: true)
+        }
+    }
+
+    /// Marks the chat's unread mentions up to `maxId` seen, at most once per `mutation` (faults as for ``sendMessage``).
+    public func readMentions(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiAffectedMessages in
+            try state.failRequestBeforeApplying()
+            let answer = try state.readMentions(peerId: peerId, maxId: maxId, ids: [], mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
+    /// Marks the mentions of these messages seen, at most once per `mutation` (faults as for ``sendMessage``).
+    public func readMessageContents(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        try withState { (state: inout ServerState) throws(SyncTransportError) -> ApiAffectedMessages in
+            try state.failRequestBeforeApplying()
+            let answer = try state.readMentions(peerId: peerId, maxId: nil, ids: ids, mutation: mutation)
+            try state.loseAnswerAfterApplying()
+            return answer
+        }
+    }
+
     /// Sends a message, applied at most once per `mutation`. With faults, the request may fail before being applied
     /// or be applied and lose its answer; a retry with the same `mutation` returns the stored answer.
     /// Sending to an unknown peer is a programming error (it traps).

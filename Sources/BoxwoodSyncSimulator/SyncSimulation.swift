@@ -20,6 +20,9 @@ public struct SyncSimulationParameters: Sendable {
     public var draftChance = 0.1
     /// Chance per round that the client forwards one of its stored messages to another chat.
     public var forwardChance = 0.08
+    /// Chance per round that the client reads mentions: all of a chat's (its mention count goes to zero), or one it
+    /// has stored.
+    public var mentionReadChance = 0.15
     /// Chance per round that the client sends a file (written into ``fileDirectory``, uploaded in parts).
     public var fileChance = 0.06
     /// Where the files sent are written; nil: no file is sent.
@@ -163,6 +166,20 @@ public enum SyncSimulation {
         if Double.random(in: 0..<1, using: &random) < parameters.draftChance {
             let text = Double.random(in: 0..<1, using: &random) < 0.3 ? "" : "draft of round \(round)"
             try await client.outbound.saveDraft(peerId: pick(&random), text: text, timestamp: Int32(1_700_000_000 + round))
+        }
+        if Double.random(in: 0..<1, using: &random) < parameters.mentionReadChance {
+            let peerId = pick(&random)
+            if Double.random(in: 0..<1, using: &random) < 0.4 {
+                try await client.outbound.readAllMentions(peerId: peerId)
+            } else {
+                let mentions = try await client.postbox.transaction { transaction in
+                    try transaction.getTaggedMessageIndices(peerId: peerId, tag: SyncMessageTags.unseenMention, anchor: nil, direction: .earlier,
+                                                            limit: 20).map(\.id)
+                }
+                if !mentions.isEmpty {
+                    try await client.outbound.markMentionsSeen([mentions[Int.random(in: 0..<mentions.count, using: &random)]])
+                }
+            }
         }
         if Double.random(in: 0..<1, using: &random) < parameters.forwardChance,
            let id = try await storedMessage(client, in: pick(&random), outgoing: nil, random: &random) {

@@ -200,6 +200,12 @@ struct ReferenceClient {
             insert(secretChatMessage(message))
         case let .deleteChannelMessages(channelId, ids, _, _):
             for id in ids { chats[channelId]?.messages[id] = nil }
+        case let .readMessagesContents(ids, _, _):
+            for id in ids {
+                if let peer = messagePeers[id] { chats[peer]?.messages[id]?.mediaUnread = false }
+            }
+        case let .readChannelMessagesContents(channelId, ids, _, _):
+            for id in ids { chats[channelId]?.messages[id]?.mediaUnread = false }
         case let .channelTooLong(channelId, _):
             channelsToFetch.insert(channelId)
         case .userStatus, .messageId:

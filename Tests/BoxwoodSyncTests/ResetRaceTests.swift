@@ -41,6 +41,10 @@ private final class GatedDialogsTransport: SyncTransport, @unchecked Sendable {
     func readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
         try await base.readHistory(peerId: peerId, maxId: maxId, mutation: mutation)
     }
+    func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                           minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        try await base.getUnreadMentions(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
+    }
     func connect() async -> AsyncStream<SyncPushEvent> { await base.connect() }
 
     private actor Gate {

@@ -5,9 +5,10 @@ import BoxwoodStore
 import BoxwoodSync
 import BoxwoodSyncSimulator
 
-/// A version-1 sync database (holes in the everywhere space only, messages without media tags) is brought to
-/// version 2 on open: its messages are tagged and each media space gets the chat's everywhere holes (Postbox's
-/// upgraded message holes), so shared-media views fill; a read-only open reads it as it is.
+/// A version-1 sync database (holes in the everywhere space only, messages without media tags) is brought to the
+/// current version on open: its messages are tagged and each media space gets the chat's everywhere holes (Postbox's
+/// upgraded message holes), so shared-media views fill; the unread-mention space is a hole to fill (version 3); a
+/// read-only open reads it as it is.
 @Suite("Sync schema upgrade", .timeLimit(.minutes(1)))
 struct SyncSchemaUpgradeTests {
     /// The seed configuration of version 1: no media spaces.
@@ -56,7 +57,10 @@ struct SyncSchemaUpgradeTests {
 
         // The sync client's open upgrades it.
         let postbox = try await SyncClient.openPostbox(path: path)
-        #expect(try await postbox.transaction { try $0.getUserVersion() } == 2)
+        #expect(try await postbox.transaction { try $0.getUserVersion() } == SyncClient.userVersion)
+        // 2 → 3: whether a stored message mentions the account was never stored, so the whole mention space is a hole.
+        let mentionHoles = try await SyncInspector.read(postbox, peerIds: [chat]).chats[chat]?.mentionHoles
+        #expect(mentionHoles == [1...messages[0].id])
         let (tagged, everywhere, photoHoles) = try await postbox.transaction { transaction in
             let history = try transaction.getMessageHistory(peerId: chat, namespaces: [SyncNamespaces.cloudMessages], anchor: nil,
                                                             direction: .earlier, limit: 1_000)
@@ -84,6 +88,13 @@ struct SyncSchemaUpgradeTests {
             return last
         }
         #expect(shown.map { Array($0.prefix(want.count)) } == want)
+        // The mention space was filled: the chat list counts the server's unread mentions.
+        await SyncSimulation.quiesce(client: client, server: server)
+        let serverMentions = Int32(messages.filter(\.isUnreadMention).count)
+        #expect(serverMentions > 0, "the seed's chat has unread mentions")
+        let local = try await SyncInspector.read(postbox, peerIds: [chat]).chats[chat]
+        #expect(local?.mentionCount == serverMentions)
+        #expect(local?.mentionHoles == [])
         try await client.stopSyncing()
         try await postbox.close()
     }

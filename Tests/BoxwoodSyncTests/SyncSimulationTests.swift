@@ -131,6 +131,7 @@ struct SyncSimulationTests {
 final class SimulationTotals: @unchecked Sendable {
     private(set) var compared = 0, inHoles = 0, holes = 0, gaps = 0, tooLong = 0, channelTooLong = 0, holeFills = 0
     private(set) var applied = 0, duplicates = 0, discarded = 0, retries = 0, forwardsSent = 0, filesSent = 0
+    private(set) var unreadMentions = 0, mentionPages = 0
 
     func addSent(_ messages: [ApiMessage]) {
         forwardsSent += messages.filter { $0.content.forward != nil }.count
@@ -141,6 +142,8 @@ final class SimulationTotals: @unchecked Sendable {
         compared += report.messagesCompared
         inHoles += report.messagesInHoles
         holes += report.holes
+        unreadMentions += report.unreadMentions
+        mentionPages += statistics.mentionPagesFetched
         gaps += statistics.gapsDetected
         tooLong += statistics.differenceTooLong
         channelTooLong += statistics.channelTooLong
@@ -152,6 +155,6 @@ final class SimulationTotals: @unchecked Sendable {
     }
 
     var summary: String {
-        "messages compared \(compared), in holes \(inHoles), holes left \(holes), updates applied \(applied), duplicates skipped \(duplicates), gaps \(gaps), difference tooLong \(tooLong), channel tooLong \(channelTooLong), hole pages filled \(holeFills), batches discarded \(discarded), retries \(retries), forwards sent \(forwardsSent), files sent \(filesSent)"
+        "messages compared \(compared), in holes \(inHoles), holes left \(holes), updates applied \(applied), duplicates skipped \(duplicates), gaps \(gaps), difference tooLong \(tooLong), channel tooLong \(channelTooLong), hole pages filled \(holeFills), batches discarded \(discarded), retries \(retries), forwards sent \(forwardsSent), files sent \(filesSent), unread mentions counted \(unreadMentions), mention pages fetched \(mentionPages)"
     }
 }

@@ -27,8 +27,9 @@ public final class SyncClient: Sendable {
     /// and groups are indexed (deletes name only the id); text is indexed for search.
     public static var seedConfiguration: SeedConfiguration {
         let cloud = SyncNamespaces.cloudMessages
-        // Each media tag is a hole space of its own: shared-media views fill through searchHistory.
-        let everywhere: [MessageId.Namespace: Set<MessageTags>] = [cloud: Set(SyncMessageTags.mediaSpaces)]
+        // Each media tag is a hole space of its own (shared-media views fill through searchHistory), and so are unread
+        // mentions (filled through getUnreadMentions; counted per chat for the chat list).
+        let everywhere: [MessageId.Namespace: Set<MessageTags>] = [cloud: Set(SyncMessageTags.holeSpaces)]
         return SeedConfiguration(
             messageHoles: [SyncNamespaces.user: everywhere, SyncNamespaces.group: everywhere,
                            SyncNamespaces.channel: everywhere, SyncNamespaces.secretChat: everywhere],
@@ -38,7 +39,8 @@ public final class SyncClient: Sendable {
             globalMessageIdsNamespaces: [
                 GlobalMessageIdsNamespace(peerIdNamespace: SyncNamespaces.user, messageIdNamespace: cloud),
                 GlobalMessageIdsNamespace(peerIdNamespace: SyncNamespaces.group, messageIdNamespace: cloud),
-            ]
+            ],
+            chatListMentionTag: SyncMessageTags.unseenMention
         )
     }
 
@@ -70,6 +72,7 @@ public final class SyncClient: Sendable {
         try declareEncodable(SendMediaOperation.self)
         try declareEncodable(ForwardMessagesOperation.self)
         try declareEncodable(SaveDraftOperation.self)
+        try declareEncodable(ReadMentionsOperation.self)
     }
 
     /// Opens (or creates) the database at `path` for the account.

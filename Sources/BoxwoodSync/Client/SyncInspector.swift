@@ -13,6 +13,8 @@ public struct LocalMessage: Hashable, Sendable {
     public let content: ApiMessageContent
     /// Why the server refused to send it, for a local message flagged failed (``SyncSendFailureAttribute``).
     public let failureReason: String?
+    /// Tagged as an unread mention of the account (``SyncMessageTags/unseenMention``).
+    public var unreadMention = false
 }
 
 /// One chat as stored: cloud messages, holes, messages still waiting to be sent, read state, settings.
@@ -32,6 +34,10 @@ public struct LocalChatState: Hashable, Sendable {
     public var channelPts: Int32?
     /// The chat's draft text, nil when none.
     public var draft: String?
+    /// The chat's unread-mention count (the tag summary the chat list shows).
+    public var mentionCount: Int32 = 0
+    /// Ranges of the unread-mention space not known to be complete.
+    public var mentionHoles: [ClosedRange<Int32>] = []
 
     /// Whether message `id` lies in a hole.
     public func isInHole(_ id: Int32) -> Bool { holes.contains { $0.contains(id) } }
@@ -64,7 +70,7 @@ public enum SyncInspector {
             }
             var pending = 0
             for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions,
-                        SyncOperationLogTags.drafts] {
+                        SyncOperationLogTags.drafts, SyncOperationLogTags.readMentions] {
                 pending += try transaction.getMergedOperationLogEntries(tag: tag, fromIndex: 0, limit: Int(Int32.max)).count
             }
             return LocalSyncState(cursor: try transaction.getState() as? SyncAccountState, chats: chats, users: users,
@@ -96,13 +102,17 @@ public enum SyncInspector {
                                    channelPts: try SyncStorage.channelPts(peerId, in: transaction))
         state.failed = failed
         state.draft = try SyncDrafts.draft(of: peerId, in: transaction)?.text
+        state.mentionCount = try SyncMentions.count(peerId, in: transaction)
+        state.mentionHoles = try SyncMentions.holes(peerId, in: transaction)
         return state
     }
 
     static func localMessage(_ stored: Message) -> LocalMessage {
-        LocalMessage(id: stored.id.id, date: stored.timestamp, text: stored.text, outgoing: !stored.flags.contains(.incoming),
+        var message = LocalMessage(id: stored.id.id, date: stored.timestamp, text: stored.text, outgoing: !stored.flags.contains(.incoming),
                      editVersion: SyncStorage.editVersion(stored), pinned: stored.tags.contains(SyncStorage.pinnedTag),
                      authorId: stored.authorId, content: SyncMessageContent.content(of: stored),
                      failureReason: stored.attributes.lazy.compactMap { ($0 as? SyncSendFailureAttribute)?.reason }.first)
+        message.unreadMention = stored.tags.contains(SyncMentions.tag)
+        return message
     }
 }

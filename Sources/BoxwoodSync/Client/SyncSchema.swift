@@ -9,13 +9,18 @@ import BoxwoodStore
 ///   content (``SyncMessageTags``), and each media space of every chat gets the chat's everywhere holes — where the
 ///   whole history is known, so is every media space (its messages were just tagged); where it is not, the shared
 ///   media view shows a hole that `searchHistory` fills.
+/// - Version 3: the unread-mention space (``SyncMentions``). An older database never stored whether a message
+///   mentions the account, so each chat's mention space becomes a hole over its whole history, with a count of zero
+///   given as the server's (the mark that the count is to be made exact): the client's first start fills each chat's
+///   space with `getUnreadMentions` (one request for a chat without unread mentions) and recounts it.
 extension SyncClient {
     /// The user version of the databases this build writes.
-    public static let userVersion: Int32 = 2
+    public static let userVersion: Int32 = 3
 
     /// The upgrade steps from older sync databases.
     public static var upgrades: [PostboxUpgrade] {
-        [PostboxUpgrade(from: 1, to: 2, run: SyncSchemaUpgrades.addMediaSpaces)]
+        [PostboxUpgrade(from: 1, to: 2, run: SyncSchemaUpgrades.addMediaSpaces),
+         PostboxUpgrade(from: 2, to: 3, run: SyncSchemaUpgrades.addMentionSpace)]
     }
 
     /// Opens (or creates) a sync database at `path` as this build expects it: ``seedConfiguration``,
@@ -34,7 +39,8 @@ extension SyncClient {
             for version in stride(from: userVersion - 1, through: 1, by: -1) {
                 do {
                     return try await Postbox.open(path: path, seedConfiguration: seedConfiguration, userVersion: version,
-                                                  options: options, encryptionParameters: encryptionParameters)
+                                                  upgrades: upgrades.filter { $0.to <= version }, options: options,
+                                                  encryptionParameters: encryptionParameters)
                 } catch BoxwoodError.readOnly(_) {
                     continue    // older still
                 } catch PostboxError.newerUserVersion {
@@ -66,6 +72,19 @@ enum SyncSchemaUpgrades {
             for tag in SyncMessageTags.mediaSpaces {
                 for range in holes { try transaction.addHole(peerId: peerId, namespace: cloud, space: .tag(tag), range: range) }
             }
+        }
+    }
+
+    /// 2 → 3: gives every listed chat (secret chats have no mentions) a mention hole from its first id to its newest
+    /// message and a server count of zero, so that the next start fills and recounts it (``SyncMentions/needsFill``).
+    static func addMentionSpace(_ transaction: Transaction) throws {
+        let cloud = SyncNamespaces.cloudMessages
+        for index in try transaction.getChatListIndices(groupId: .root) {
+            let peerId = index.messageIndex.id.peerId
+            guard peerId.namespace != SyncNamespaces.secretChat,
+                  let top = try transaction.getTopMessageIndex(peerId: peerId, namespace: cloud)?.id.id, top > 0 else { continue }
+            try transaction.addHole(peerId: peerId, namespace: cloud, space: SyncMentions.space, range: 1...top)
+            try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: SyncMentions.tag, namespace: cloud, count: 0, maxId: 0)
         }
     }
 }

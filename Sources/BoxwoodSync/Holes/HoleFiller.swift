@@ -104,11 +104,12 @@ public actor MessageHistoryHoleFiller {
         update(current)
     }
 
-    /// Whether the filler can fetch holes of `space`: the whole history, or a media space (``ApiSearchFilter``).
+    /// Whether the filler can fetch holes of `space`: the whole history, a media space (``ApiSearchFilter``), or the
+    /// unread mentions (``SyncMentions``).
     private static func isFillable(_ space: MessageHistoryHoleSpace) -> Bool {
         switch space {
         case .everywhere: return true
-        case let .tag(tag): return ApiSearchFilter(tag: tag) != nil
+        case let .tag(tag): return ApiSearchFilter(tag: tag) != nil || tag == SyncMentions.tag
         }
     }
 
@@ -129,8 +130,15 @@ public actor MessageHistoryHoleFiller {
                 // A media space is fetched with its search filter: only its messages, in the same windows.
                 var filter: ApiSearchFilter?
                 if case let .tag(tag) = entry.space { filter = ApiSearchFilter(tag: tag) }
-                let messages = try await manager.request(filter == nil ? "getHistory" : "searchHistory", peerId: entry.peerId) {
+                // The unread-mention space is fetched with getUnreadMentions.
+                let mentions = entry.space == SyncMentions.space
+                let operation = mentions ? "getUnreadMentions" : filter == nil ? "getHistory" : "searchHistory"
+                let messages = try await manager.request(operation, peerId: entry.peerId) {
                     [filter] () async throws(SyncTransportError) in
+                    if mentions {
+                        return try await transport.getUnreadMentions(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
+                                                                     limit: page.limit, maxId: page.maxId, minId: page.minId)
+                    }
                     if let filter {
                         return try await transport.searchHistory(peerId: entry.peerId, filter: filter, offsetId: page.offsetId,
                                                                  addOffset: page.addOffset, limit: page.limit, maxId: page.maxId, minId: page.minId)
@@ -145,6 +153,10 @@ public actor MessageHistoryHoleFiller {
                 let stored: Int
                 do throws(SyncStorageError) {
                     stored = try await store.run(.fillHole) { [filter] transaction in
+                        if mentions {
+                            return try SyncMentions.fill(entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId,
+                                                         in: transaction)
+                        }
                         if let filter {
                             return try SyncStorage.fill(peerId: entry.peerId, range: filled, filter: filter, messages: messages,
                                                         accountPeerId: accountPeerId, in: transaction)

@@ -82,7 +82,7 @@ public actor OutboundQueue {
     public func start() {
         guard watchTasks.isEmpty else { return }
         for tag in [SyncOperationLogTags.sendMessage, SyncOperationLogTags.synchronizeReadState, SyncOperationLogTags.messageActions,
-                    SyncOperationLogTags.drafts] {
+                    SyncOperationLogTags.drafts, SyncOperationLogTags.readMentions] {
             let stream = postbox.view(.peerMergedOperationLog(tag: tag, limit: 100))
             watchTasks.append(Task { [weak self] in
                 do {
@@ -165,6 +165,8 @@ public actor OutboundQueue {
                 stored = try await forward(operation, key: key)
             } else if let operation = contents as? SaveDraftOperation {
                 stored = try await saveDraft(operation, key: key)
+            } else if let operation = contents as? ReadMentionsOperation {
+                stored = try await readMentions(operation, key: key)
             }
             // Unknown contents (a newer app version): the entry is left.
         } catch let .rejected(operation, reason) {
@@ -178,7 +180,7 @@ public actor OutboundQueue {
             }
         } catch let .storage(failure) {
             let kind = contents is SendMessageOperation || contents is SendMediaOperation || contents is ForwardMessagesOperation ? "send"
-                : contents is SynchronizeReadStateOperation ? "read" : "message action"
+                : contents is SynchronizeReadStateOperation || contents is ReadMentionsOperation ? "read" : "message action"
             await manager.deliver(failure, peerId: key.peerId, details: "outbound \(kind) entry \(key.tagLocalIndex)")
             // Throws only when cancelled; the entry is tried again either way.
             try? await Task.sleep(for: manager.configuration.retryInitialDelay)

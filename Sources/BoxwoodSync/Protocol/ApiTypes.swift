@@ -36,9 +36,20 @@ public struct ApiMessage: Hashable, Sendable, Codable {
     public var randomId: Int64
     /// Media, formatting, reply, forward, reactions, album and counters.
     public var content: ApiMessageContent
+    /// The message mentions the account (a mention of it, or a reply to its message; Telegram's `mentioned`). Set by
+    /// the server when the message is sent; an edit does not change it.
+    public var mentioned: Bool
+    /// The account has not yet seen the message's mention or media (Telegram's `media_unread`); it only ever goes
+    /// from true to false (``ApiUpdate/readMessagesContents(ids:pts:ptsCount:)``).
+    public var mediaUnread: Bool
+
+    /// An unread mention of the account: incoming, mentioning it, not yet seen. Counted in a dialog's
+    /// ``ApiDialog/unreadMentionsCount`` and returned by ``SyncTransport/getUnreadMentions(peerId:offsetId:addOffset:limit:maxId:minId:)``.
+    public var isUnreadMention: Bool { mentioned && mediaUnread && !outgoing }
 
     public init(id: Int32, peerId: PeerId, fromId: PeerId, date: Int32, text: String, outgoing: Bool,
-                editVersion: Int32 = 0, pinned: Bool = false, randomId: Int64 = 0, content: ApiMessageContent = ApiMessageContent()) {
+                editVersion: Int32 = 0, pinned: Bool = false, randomId: Int64 = 0, content: ApiMessageContent = ApiMessageContent(),
+                mentioned: Bool = false, mediaUnread: Bool = false) {
         self.id = id
         self.peerId = peerId
         self.fromId = fromId
@@ -49,6 +60,28 @@ public struct ApiMessage: Hashable, Sendable, Codable {
         self.pinned = pinned
         self.randomId = randomId
         self.content = content
+        self.mentioned = mentioned
+        self.mediaUnread = mediaUnread
+    }
+}
+
+extension ApiMessage {
+    private enum CodingKeys: String, CodingKey {
+        case id, peerId, fromId, date, text, outgoing, editVersion, pinned, randomId, content, mentioned, mediaUnread
+    }
+
+    /// Decodes what the synthesized coding writes; the flags added later (`mentioned`, `mediaUnread`) are false when
+    /// absent (a peer of an older build, the fuzz corpus).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try container.decode(Int32.self, forKey: .id), peerId: try container.decode(PeerId.self, forKey: .peerId),
+                  fromId: try container.decode(PeerId.self, forKey: .fromId), date: try container.decode(Int32.self, forKey: .date),
+                  text: try container.decode(String.self, forKey: .text), outgoing: try container.decode(Bool.self, forKey: .outgoing),
+                  editVersion: try container.decode(Int32.self, forKey: .editVersion), pinned: try container.decode(Bool.self, forKey: .pinned),
+                  randomId: try container.decode(Int64.self, forKey: .randomId),
+                  content: try container.decode(ApiMessageContent.self, forKey: .content),
+                  mentioned: try container.decodeIfPresent(Bool.self, forKey: .mentioned) ?? false,
+                  mediaUnread: try container.decodeIfPresent(Bool.self, forKey: .mediaUnread) ?? false)
     }
 }
 
@@ -134,9 +167,11 @@ public struct ApiDialog: Hashable, Sendable, Codable {
     public var pinned: Bool
     /// The account's cloud draft in this chat, nil when none.
     public var draft: ApiDraft?
+    /// The chat's unread mentions of the account (``ApiMessage/isUnreadMention``), stored or not.
+    public var unreadMentionsCount: Int32
 
     public init(peerId: PeerId, topMessage: Int32, readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32,
-                pts: Int32?, muteUntil: Int32, pinned: Bool = false, draft: ApiDraft? = nil) {
+                pts: Int32?, muteUntil: Int32, pinned: Bool = false, draft: ApiDraft? = nil, unreadMentionsCount: Int32 = 0) {
         self.peerId = peerId
         self.topMessage = topMessage
         self.readInboxMaxId = readInboxMaxId
@@ -146,15 +181,16 @@ public struct ApiDialog: Hashable, Sendable, Codable {
         self.muteUntil = muteUntil
         self.pinned = pinned
         self.draft = draft
+        self.unreadMentionsCount = unreadMentionsCount
     }
 }
 
 extension ApiDialog {
     private enum CodingKeys: String, CodingKey {
-        case peerId, topMessage, readInboxMaxId, readOutboxMaxId, unreadCount, pts, muteUntil, pinned, draft
+        case peerId, topMessage, readInboxMaxId, readOutboxMaxId, unreadCount, pts, muteUntil, pinned, draft, unreadMentionsCount
     }
 
-    /// Decodes what the synthesized coding writes; fields added later (`pinned`, `draft`) take their defaults when
+    /// Decodes what the synthesized coding writes; fields added later (`pinned`, `draft`, `unreadMentionsCount`) take their defaults when
     /// absent (a peer of an older build, the fuzz corpus).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -164,7 +200,8 @@ extension ApiDialog {
                   unreadCount: try container.decode(Int32.self, forKey: .unreadCount), pts: try container.decodeIfPresent(Int32.self, forKey: .pts),
                   muteUntil: try container.decode(Int32.self, forKey: .muteUntil),
                   pinned: try container.decodeIfPresent(Bool.self, forKey: .pinned) ?? false,
-                  draft: try container.decodeIfPresent(ApiDraft.self, forKey: .draft))
+                  draft: try container.decodeIfPresent(ApiDraft.self, forKey: .draft),
+                  unreadMentionsCount: try container.decodeIfPresent(Int32.self, forKey: .unreadMentionsCount) ?? 0)
     }
 }
 

@@ -12,6 +12,9 @@ public enum ApiUpdate: Hashable, Sendable, Codable {
     /// The other side read the account's messages up to `maxId`.
     case readHistoryOutbox(peerId: PeerId, maxId: Int32, pts: Int32, ptsCount: Int32)
     case pinnedMessages(peerId: PeerId, ids: [Int32], pinned: Bool, pts: Int32, ptsCount: Int32)
+    /// The account saw these messages' mentions (or media) on some device: they are no longer unread mentions
+    /// (``ApiMessage/mediaUnread`` false). Ids are account-wide, as for deletions; empty ids only move pts.
+    case readMessagesContents(ids: [Int32], pts: Int32, ptsCount: Int32)
     // qts
     case newEncryptedMessage(ApiEncryptedMessage, qts: Int32)
     // channel pts
@@ -20,6 +23,8 @@ public enum ApiUpdate: Hashable, Sendable, Codable {
     case deleteChannelMessages(channelId: PeerId, ids: [Int32], pts: Int32, ptsCount: Int32)
     /// The account read a channel up to `maxId` (Boxwood counts it as one channel pts event, unlike Telegram).
     case readChannelInbox(channelId: PeerId, maxId: Int32, pts: Int32, ptsCount: Int32)
+    /// ``readMessagesContents(ids:pts:ptsCount:)`` in a channel (a channel pts event in Boxwood, unlike Telegram).
+    case readChannelMessagesContents(channelId: PeerId, ids: [Int32], pts: Int32, ptsCount: Int32)
     /// The channel has updates the client must fetch with getChannelDifference (`pts`: the server's, if sent).
     case channelTooLong(channelId: PeerId, pts: Int32?)
     // seq / date
@@ -37,7 +42,7 @@ public enum ApiUpdate: Hashable, Sendable, Codable {
         switch self {
         case let .newMessage(_, pts, count), let .editMessage(_, pts, count), let .deleteMessages(_, pts, count),
              let .readHistoryInbox(_, _, pts, count), let .readHistoryOutbox(_, _, pts, count),
-             let .pinnedMessages(_, _, _, pts, count):
+             let .pinnedMessages(_, _, _, pts, count), let .readMessagesContents(_, pts, count):
             return (pts, count)
         default:
             return nil
@@ -57,7 +62,7 @@ public enum ApiUpdate: Hashable, Sendable, Codable {
             return (message.peerId, pts, count)
         case let .deleteChannelMessages(channelId, _, pts, count):
             return (channelId, pts, count)
-        case let .readChannelInbox(channelId, _, pts, count):
+        case let .readChannelInbox(channelId, _, pts, count), let .readChannelMessagesContents(channelId, _, pts, count):
             return (channelId, pts, count)
         default:
             return nil

@@ -80,6 +80,15 @@ public protocol SyncTransport: Sendable {
     /// Saves the account's cloud draft in `peerId` (empty text clears it; Telegram's `messages.saveDraft`). The last
     /// save wins; the answer is the draft's server date. The account's other sessions get `draftMessage`.
     func saveDraft(peerId: PeerId, text: String) async throws(SyncTransportError) -> Int32
+    /// The chat's unread mentions of the account (``ApiMessage/isUnreadMention``), windowed like
+    /// ``getHistory(peerId:offsetId:addOffset:limit:maxId:minId:)`` (Telegram's `messages.getUnreadMentions`).
+    func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage]
+    /// Marks every unread mention of the chat with an id up to `maxId` seen (Telegram's `messages.readMentions`, bounded
+    /// so that a mention that arrived after the client's request stays unread), at most once per `mutation`.
+    func readMentions(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages
+    /// Marks the mentions (and media) of these messages of the chat seen (Telegram's `messages.readMessageContents`),
+    /// at most once per `mutation`.
+    func readMessageContents(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages
     /// The pushes of the current connection (a new stream each call; it ends when the connection drops).
     func connect() async -> AsyncStream<SyncPushEvent>
 }
@@ -103,6 +112,19 @@ extension SyncTransport {
     }
 
     public func saveDraft(peerId: PeerId, text: String) async throws(SyncTransportError) -> Int32 {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                                  minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func readMentions(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        throw .rejected(reason: "METHOD_NOT_SUPPORTED")
+    }
+
+    public func readMessageContents(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
         throw .rejected(reason: "METHOD_NOT_SUPPORTED")
     }
 

@@ -33,6 +33,7 @@ extension AccountStateManager {
         switch replay {
         case let .committed(events):
             statistics.commits += 1
+            scheduleMentionFills(after: batch)
             for event in events { eventContinuation.yield(event) }
             await notify(events)
             return .committed

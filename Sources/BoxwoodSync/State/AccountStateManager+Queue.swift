@@ -16,6 +16,8 @@ extension AccountStateManager {
         case process([UpdateGroup])
         /// getChannelDifference of channels whose gap did not fill.
         case pollChannels(Set<PeerId>)
+        /// Fills the unread-mention spaces of the chats whose count is not exact yet (`+Mentions`).
+        case fillMentions
         /// Work run as one operation (``perform(_:)``); it delivers its own outcome.
         case custom(@Sendable () async -> Void)
     }
@@ -75,6 +77,8 @@ extension AccountStateManager {
             case let .pollChannels(channels):
                 await run { () async throws(SyncError) in try await self.pollChannels(channels) }
                 reexamineHeldBack()
+            case .fillMentions:
+                await run { () async throws(SyncError) in try await self.fillPendingMentions() }
             case let .custom(body):
                 await body()
             }

@@ -53,6 +53,12 @@ public actor AccountStateManager {
     /// Runs while a channel is polled; nil otherwise (nothing wakes while no channel is open).
     var channelPollTask: Task<Void, Never>?
 
+    // Unread-mention fills (kept by `+Mentions`).
+    /// Chats whose mention space is to be filled.
+    var mentionFillsPending: Set<PeerId> = []
+    /// Whether this start scanned the chat list for chats left with a mention space to fill.
+    var mentionSpacesScanned = false
+
     private var pushTask: Task<Void, Never>?
     private var idlePollTask: Task<Void, Never>?
 
@@ -97,6 +103,7 @@ public actor AccountStateManager {
         started = true
         stopped = false
         enqueueFront(.pollDifference(waiters: []))
+        queueMentionFills()
         let transport = transport
         let reconnectDelay = configuration.reconnectDelay
         pushTask = Task { [weak self] in
@@ -138,7 +145,7 @@ public actor AccountStateManager {
             switch operation {
             case let .custom(body): await body()
             case let .pollDifference(waiters): for waiter in waiters { waiter.resume(returning: .failure(.stopped)) }
-            case .collect, .process, .pollChannels: break
+            case .collect, .process, .pollChannels, .fillMentions: break
             }
         }
         await runner?.value

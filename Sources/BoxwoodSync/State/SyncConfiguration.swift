@@ -86,6 +86,8 @@ public struct SyncStatistics: Sendable, Hashable, Codable {
     public var holesFilled = 0
     /// Messages stored by hole fills.
     public var messagesFetchedForHoles = 0
+    /// Pages of unread mentions fetched to fill chats' mention spaces (``SyncMentions``).
+    public var mentionPagesFetched = 0
     /// Committed batches.
     public var commits = 0
     /// Batches discarded because the stored cursor moved.

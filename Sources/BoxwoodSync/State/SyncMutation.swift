@@ -26,6 +26,9 @@ enum SyncMutation: Sendable {
     case readInbox(MessageId, SyncSource)
     case readOutbox(MessageId)
     case setPinned(peerId: PeerId, ids: [Int32], pinned: Bool)
+    /// The account saw these messages' mentions (by account-wide id): stored ones lose the unread-mention tag.
+    case readMessageContentsWithGlobalIds([Int32])
+    case readMessageContents([MessageId])
     case updatePresence(PeerId, ApiUserStatus)
     case updateNotifySettings(PeerId, muteUntil: Int32)
     /// The cloud draft of a chat (nil: none), unless this device has a newer one waiting to be sent.
@@ -89,6 +92,11 @@ struct SyncMutableState: Sendable {
     /// Whether the batch holds a `resetChat` (then the replay checks ``initialStoredAnswers``).
     var resetsChats: Bool {
         operations.contains { if case .resetChat = $0 { true } else { false } }
+    }
+
+    /// The dialogs of the batch's `resetChat` operations.
+    var resetDialogs: [ApiDialog] {
+        operations.compactMap { if case let .resetChat(dialog, _) = $0 { dialog } else { nil } }
     }
 
     /// Records the stored pts of a channel (what the replay verifies) and uses it as the working value.

@@ -81,6 +81,12 @@ struct SyncReplayer {
                 let messageId = MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: id)
                 try SyncStorage.setPinned(messageId, pinned, in: transaction)
             }
+        case let .readMessageContentsWithGlobalIds(ids):
+            var found: [MessageId] = []
+            for id in ids { if let messageId = try transaction.getMessageId(globalId: id) { found.append(messageId) } }
+            try markMentionsRead(found, in: transaction)
+        case let .readMessageContents(ids):
+            try markMentionsRead(ids, in: transaction)
         case let .updatePresence(peerId, status):
             try transaction.updatePeerPresences([peerId: SyncUserPresence(status: status)])
         case let .updateNotifySettings(peerId, muteUntil):
@@ -94,6 +100,14 @@ struct SyncReplayer {
             try transaction.setPinnedPeers(groupId: .root, peerIds)
         case let .updateChannelPts(peerId, pts):
             try SyncStorage.setChannelPts(peerId, pts, in: transaction)
+        }
+    }
+
+    /// Takes the unread-mention tag off the stored ones of `ids` (those not stored are not counted here, or are
+    /// recounted when their chat's mention space is filled: see ``SyncMentions``).
+    private func markMentionsRead(_ ids: [MessageId], in transaction: Transaction) throws {
+        for (peerId, messages) in Dictionary(grouping: ids, by: \.peerId) {
+            try SyncMentions.clearTag(peerId, ids: messages.map(\.id), in: transaction)
         }
     }
 }

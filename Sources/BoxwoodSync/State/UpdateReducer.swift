@@ -245,6 +245,8 @@ enum UpdateReducer {
             state.add(.readOutbox(MessageId(peerId: peerId, namespace: SyncNamespaces.cloudMessages, id: maxId)))
         case let .pinnedMessages(peerId, ids, pinned, _, _):
             state.add(.setPinned(peerId: peerId, ids: ids, pinned: pinned))
+        case let .readMessagesContents(ids, _, _):
+            if !ids.isEmpty { state.add(.readMessageContentsWithGlobalIds(ids)) }
         case let .newEncryptedMessage(message, _):
             state.add(.addEncryptedMessages([message], source))
         default:
@@ -263,6 +265,8 @@ enum UpdateReducer {
             state.add(.deleteMessages(ids.map { MessageId(peerId: channelId, namespace: SyncNamespaces.cloudMessages, id: $0) }, source))
         case let .readChannelInbox(channelId, maxId, _, _):
             state.add(.readInbox(MessageId(peerId: channelId, namespace: SyncNamespaces.cloudMessages, id: maxId), source))
+        case let .readChannelMessagesContents(channelId, ids, _, _):
+            if !ids.isEmpty { state.add(.readMessageContents(ids.map { MessageId(peerId: channelId, namespace: SyncNamespaces.cloudMessages, id: $0) })) }
         default:
             break
         }

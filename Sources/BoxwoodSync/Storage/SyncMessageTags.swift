@@ -14,12 +14,20 @@ public enum SyncMessageTags {
     /// Messages with a link preview (``ApiSearchFilter/urls``).
     public static let webPage = MessageTags(rawValue: 1 << 3)
 
+    /// Unread mentions of the account (``ApiMessage/isUnreadMention``; Postbox's `unseenPersonalMessage`). A hole
+    /// space of its own, filled by `getUnreadMentions`, and counted per chat (the tag summary behind the chat list's
+    /// mention count): see ``SyncMentions``.
+    public static let unseenMention = MessageTags(rawValue: 1 << 4)
+
     /// The media tags, each a hole space.
     public static let mediaSpaces: [MessageTags] = [photo, file, webPage]
+    /// Every tag that is a hole space: the media tags and ``unseenMention``.
+    public static let holeSpaces: [MessageTags] = mediaSpaces + [unseenMention]
 
     /// The tags of a message with `content`.
-    static func tags(of content: ApiMessageContent, pinned: Bool) -> MessageTags {
+    static func tags(of content: ApiMessageContent, pinned: Bool, unreadMention: Bool = false) -> MessageTags {
         var tags: MessageTags = pinned ? Self.pinned : []
+        if unreadMention { tags.insert(unseenMention) }
         for filter in ApiSearchFilter.allCases where filter.matches(content) { tags.insert(filter.tag) }
         return tags
     }

@@ -11,7 +11,8 @@ enum SyncStorage {
         MessageId(peerId: message.peerId, namespace: SyncNamespaces.cloudMessages, id: message.id)
     }
 
-    static func storeMessage(_ message: ApiMessage) -> StoreMessage {
+    /// The message as stored; `unreadMention` overrides whether it is tagged an unread mention (default: its flags).
+    static func storeMessage(_ message: ApiMessage, unreadMention: Bool? = nil) -> StoreMessage {
         let parts = SyncMessageContent.storeParts(message.content, text: message.text, peerId: message.peerId)
         return StoreMessage(
             id: .id(messageId(message)),
@@ -19,7 +20,7 @@ enum SyncStorage {
             groupingKey: parts.groupingKey,
             timestamp: message.date,
             flags: message.outgoing ? [] : [.incoming],
-            tags: SyncMessageTags.tags(of: message.content, pinned: message.pinned),
+            tags: SyncMessageTags.tags(of: message.content, pinned: message.pinned, unreadMention: unreadMention ?? message.isUnreadMention),
             forwardInfo: parts.forwardInfo,
             authorId: message.fromId,
             text: message.text,
@@ -59,15 +60,16 @@ enum SyncStorage {
     }
 
     /// Stores the messages not stored yet; a message the account sent replaces its local copy (matched by random
-    /// id); stored ones get newer content. Returns the messages that were new.
-    static func addMessages(_ messages: [ApiMessage], location: AddMessagesLocation, accountPeerId: PeerId,
+    /// id); stored ones get newer content. `fetched`: the messages are a fetched answer, current on the server (see
+    /// ``updateIfNewer(_:fetched:accountPeerId:in:)``). Returns the messages that were new.
+    static func addMessages(_ messages: [ApiMessage], location: AddMessagesLocation, fetched: Bool = false, accountPeerId: PeerId,
                             in transaction: Transaction) throws -> [Added] {
         var added: [Added] = []
         var toStore: [StoreMessage] = []
         for message in messages {
             let id = messageId(message)
             if try transaction.getMessage(id) != nil {
-                try updateIfNewer(message, accountPeerId: accountPeerId, in: transaction)
+                try updateIfNewer(message, fetched: fetched, accountPeerId: accountPeerId, in: transaction)
                 continue
             }
             if message.outgoing, message.randomId != 0,
@@ -85,17 +87,30 @@ enum SyncStorage {
     }
 
     /// Replaces a stored message with `message` when the server's copy is newer (revision, then edit version) or
-    /// differs in the pinned flag; does nothing when the message is not stored (an edit or a reaction for a message
-    /// deleted here).
+    /// differs in the pinned flag or the unread mention; does nothing when the message is not stored (an edit or a
+    /// reaction for a message deleted here).
+    ///
+    /// The unread mention of a copy carried by an update only ever clears the tag: a copy that still says unread
+    /// may predate a read done here that the server has not applied yet. A `fetched` copy (a hole fill, a dialog's
+    /// messages) is the server's current state and sets the tag either way; a read done here before it is applied
+    /// again when the server answers it (``OutboundQueue``).
     @discardableResult
-    static func updateIfNewer(_ message: ApiMessage, accountPeerId: PeerId, in transaction: Transaction) throws -> MessageChange {
+    static func updateIfNewer(_ message: ApiMessage, fetched: Bool = false, accountPeerId: PeerId, in transaction: Transaction) throws -> MessageChange {
         let id = messageId(message)
         guard let stored = try transaction.getMessage(id) else { return .none }
         let newer = (message.content.revision, message.editVersion) > version(stored)
         let pinnedDiffers = stored.tags.contains(pinnedTag) != message.pinned
-        guard newer || pinnedDiffers else { return .none }
-        var replacement = storeMessage(message)
-        if !newer { replacement = restored(stored, tags: message.pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)) }
+        // A mention, once seen, stays seen (the flag only goes from unread to read): a copy that still says unread
+        // is older than the read applied here.
+        let unreadMention = message.isUnreadMention && (fetched || stored.tags.contains(SyncMentions.tag))
+        let mentionDiffers = stored.tags.contains(SyncMentions.tag) != unreadMention
+        guard newer || pinnedDiffers || mentionDiffers else { return .none }
+        var replacement = storeMessage(message, unreadMention: unreadMention)
+        if !newer {
+            var tags = message.pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)
+            if unreadMention { tags.insert(SyncMentions.tag) } else { tags.remove(SyncMentions.tag) }
+            replacement = restored(stored, tags: tags)
+        }
         try transaction.updateMessage(id, replacement)
         guard newer else { return .other }
         if message.editVersion > editVersion(stored) || message.text != stored.text { return .edited }
@@ -149,11 +164,12 @@ enum SyncStorage {
             let stale = page.map(\.id).filter { range.contains($0.id) && !present.contains($0.id) }
             if !stale.isEmpty { try transaction.deleteMessages(stale) }
         }
-        let added = try addMessages(messages, location: .random, accountPeerId: accountPeerId, in: transaction)
-        // Every message of the range is known now, those of each media space too.
-        for space in [MessageHistoryHoleSpace.everywhere] + SyncMessageTags.mediaSpaces.map(MessageHistoryHoleSpace.tag) {
+        let added = try addMessages(messages, location: .random, fetched: true, accountPeerId: accountPeerId, in: transaction)
+        // Every message of the range is known now, and so is each tag space (media and unread mentions) there.
+        for space in [MessageHistoryHoleSpace.everywhere] + SyncMessageTags.holeSpaces.map(MessageHistoryHoleSpace.tag) {
             try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: space, range: range)
         }
+        try SyncMentions.recountIfComplete(peerId, in: transaction)
         return added.count
     }
 
@@ -164,7 +180,7 @@ enum SyncStorage {
     static func fill(peerId: PeerId, range: ClosedRange<Int32>, filter: ApiSearchFilter, messages: [ApiMessage], accountPeerId: PeerId,
                      in transaction: Transaction) throws -> Int {
         let messages = messages.filter { $0.peerId == peerId && range.contains($0.id) && filter.matches($0.content) }
-        let added = try addMessages(messages, location: .random, accountPeerId: accountPeerId, in: transaction)
+        let added = try addMessages(messages, location: .random, fetched: true, accountPeerId: accountPeerId, in: transaction)
         try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: .tag(filter.tag), range: range)
         return added.count
     }
@@ -211,6 +227,7 @@ enum SyncStorage {
         } else {
             try fill(peerId: peerId, range: 1...Int32.max, messages: [], accountPeerId: accountPeerId, in: transaction)
         }
+        try SyncMentions.reset(dialog, lowestFetched: dialog.topMessage > 0 ? lowest : 1, in: transaction)
         try transaction.resetPeerReadStates(peerId, states: [
             cloud: .idBased(maxIncomingReadId: dialog.readInboxMaxId, maxOutgoingReadId: dialog.readOutboxMaxId,
                             maxKnownId: dialog.topMessage, count: dialog.unreadCount, markedUnread: false),

@@ -178,6 +178,13 @@ public final class PipeServerHost: @unchecked Sendable {
             case let .searchHistory(peerId, filter, offsetId, addOffset, limit, maxId, minId):
                 return .history(try await server.searchHistory(peerId: peerId, filter: filter, offsetId: offsetId, addOffset: addOffset,
                                                                limit: limit, maxId: maxId, minId: minId))
+            case let .getUnreadMentions(peerId, offsetId, addOffset, limit, maxId, minId):
+                return .history(try await server.getUnreadMentions(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit,
+                                                                   maxId: maxId, minId: minId))
+            case let .readMentions(peerId, maxId, mutation):
+                return .affected(try await server.readMentions(peerId: peerId, maxId: maxId, mutation: mutation))
+            case let .readMessageContents(peerId, ids, mutation):
+                return .affected(try await server.readMessageContents(peerId: peerId, ids: ids, mutation: mutation))
             case let .saveDraft(peerId, text):
                 return .date(try await server.saveDraft(peerId: peerId, text: text))
             case let .saveFilePart(fileId, part, totalParts, bytes):

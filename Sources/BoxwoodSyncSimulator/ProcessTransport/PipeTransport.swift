@@ -200,6 +200,25 @@ public final class PipeTransport: SyncTransport, @unchecked Sendable {
         return updates
     }
 
+    public func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
+                                  minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
+        let answer = await call(.getUnreadMentions(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId))
+        guard case let .history(messages) = answer else { throw unexpected(answer, for: "getUnreadMentions") }
+        return messages
+    }
+
+    public func readMentions(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        let answer = await call(.readMentions(peerId: peerId, maxId: maxId, mutation: mutation))
+        guard case let .affected(affected) = answer else { throw unexpected(answer, for: "readMentions") }
+        return affected
+    }
+
+    public func readMessageContents(peerId: PeerId, ids: [Int32], mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
+        let answer = await call(.readMessageContents(peerId: peerId, ids: ids, mutation: mutation))
+        guard case let .affected(affected) = answer else { throw unexpected(answer, for: "readMessageContents") }
+        return affected
+    }
+
     public func searchHistory(peerId: PeerId, filter: ApiSearchFilter, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
                               minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
         let answer = await call(.searchHistory(peerId: peerId, filter: filter, offsetId: offsetId, addOffset: addOffset, limit: limit,

@@ -66,6 +66,7 @@ public enum PipeRequestKind: String, Codable, CaseIterable, Hashable, Sendable {
     case getState, getDifference, getChannelDifference, getDialogs, getPeerDialogs, getHistory, sendMessage, readHistory
     case editMessage, deleteMessages, sendReaction
     case saveFilePart, sendMedia, forwardMessages, searchHistory, saveDraft
+    case getUnreadMentions, readMentions, readMessageContents
 }
 
 /// A ``SyncTransport`` call.
@@ -86,6 +87,9 @@ enum WireRequest: Codable, Hashable, Sendable {
     case searchHistory(peerId: PeerId, filter: ApiSearchFilter, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32)
     case sendMedia(peerId: PeerId, file: ApiInputFile, caption: String, randomId: Int64, mutation: ClientMutationId)
     case forwardMessages(fromPeerId: PeerId, ids: [Int32], toPeerId: PeerId, randomIds: [Int64], mutation: ClientMutationId)
+    case getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32)
+    case readMentions(peerId: PeerId, maxId: Int32, mutation: ClientMutationId)
+    case readMessageContents(peerId: PeerId, ids: [Int32], mutation: ClientMutationId)
 
     var kind: PipeRequestKind {
         switch self {
@@ -105,6 +109,9 @@ enum WireRequest: Codable, Hashable, Sendable {
         case .searchHistory: return .searchHistory
         case .sendMedia: return .sendMedia
         case .forwardMessages: return .forwardMessages
+        case .getUnreadMentions: return .getUnreadMentions
+        case .readMentions: return .readMentions
+        case .readMessageContents: return .readMessageContents
         }
     }
 }

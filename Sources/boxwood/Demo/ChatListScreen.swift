@@ -1,11 +1,13 @@
 import Boxwood
 import BoxwoodSync
 
-/// One row of the demo's chat list: a chat's name, unread count and newest message (with its media, reply mark and
-/// reactions), or its draft.
+/// One row of the demo's chat list: a chat's name, unread and unread-mention counts and newest message (with its
+/// media, reply mark and reactions), or its draft.
 struct ChatListRow: Sendable {
     let name: String
     let unread: Int32
+    /// Unread mentions of the account (shown as `@n`).
+    var mentions: Int32 = 0
     let preview: String
     let muted: Bool
 }
@@ -31,14 +33,14 @@ enum ChatListScreen {
             // A draft (typed here or on another device) leads the row, as Telegram shows it.
             if let draft = item.embeddedState { preview = "✏️ draft: " + draft.text }
             let muted = (item.notificationSettings as? SyncNotificationSettings).map { $0.muteUntil != 0 } ?? false
-            return ChatListRow(name: name, unread: item.unreadCount, preview: preview, muted: muted)
+            return ChatListRow(name: name, unread: item.unreadCount, mentions: item.mentionCount, preview: preview, muted: muted)
         }
     }
 
     /// The rows as terminal lines of at most `width` columns.
     static func render(_ rows: [ChatListRow], width: Int) -> [String] {
         rows.map { row in
-            let badge = row.unread > 0 ? " (\(row.unread))" : ""
+            let badge = (row.unread > 0 ? " (\(row.unread))" : "") + (row.mentions > 0 ? " @\(row.mentions)" : "")
             let head = (row.muted ? "🔕 " : "") + row.name + badge
             let name = String(head.prefix(28)).padding(toLength: 30, withPad: " ", startingAt: 0)
             let room = max(10, width - 32)

@@ -1,0 +1,121 @@
+import Boxwood
+
+/// Unread mentions of the account, per chat: the ``SyncMessageTags/unseenMention`` tag on stored messages, its hole
+/// space, and its tag summary (the chat list's ``ChatListItem/mentionCount``).
+///
+/// The invariant kept here: **the summary's count is exact once the chat's mention space has no hole.** Then every
+/// unread mention of the chat is stored with the tag, so every read or deletion of one finds it stored and uncounts
+/// it; the count is recounted from the stored tags whenever the last mention hole goes (``recountIfComplete``).
+///
+/// While a mention hole remains, the count is the server's (a dialog's ``ApiDialog/unreadMentionsCount``, given with
+/// the dialog's top message as the summary's `maxId`) adjusted by what happens to stored messages. A read or a
+/// deletion of an unread mention that is not stored cannot be uncounted (an account-wide id names no chat), so the
+/// count may be too high until the space is filled. The sync client therefore fills a chat's mention space as soon as
+/// a dialog gives it a count above zero (``AccountStateManager`` after a reset, and at start); a dialog that says zero
+/// needs no fetch: the space is known to be empty below the fetched messages.
+enum SyncMentions {
+    static let tag = SyncMessageTags.unseenMention
+    static let space = MessageHistoryHoleSpace.tag(SyncMessageTags.unseenMention)
+    private static let cloud = SyncNamespaces.cloudMessages
+
+    /// The chat's count of unread mentions (0 without a summary).
+    static func count(_ peerId: PeerId, in transaction: Transaction) throws -> Int32 {
+        try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)?.count ?? 0
+    }
+
+    /// The chat's mention holes.
+    static func holes(_ peerId: PeerId, in transaction: Transaction) throws -> [ClosedRange<Int32>] {
+        try transaction.getHoles(peerId: peerId, namespace: cloud, space: space)
+    }
+
+    /// Whether the chat's count is not known to be exact: a count was given (by a dialog: the summary was replaced
+    /// at least once) and a mention hole is left. Not the count alone: a count above zero can fall to zero before
+    /// the fill (a stale tag cleared by a history fill) while an unread mention still lies in the hole.
+    static func needsFill(_ peerId: PeerId, in transaction: Transaction) throws -> Bool {
+        guard let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud), summary.version > 0 else {
+            return false
+        }
+        return try !holes(peerId, in: transaction).isEmpty
+    }
+
+    /// The ids of the chat's stored messages with the tag, ascending.
+    static func taggedIds(_ peerId: PeerId, in transaction: Transaction) throws -> [Int32] {
+        var ids: [Int32] = []
+        var anchor: MessageIndex?
+        while true {
+            let page = try transaction.getTaggedMessageIndices(peerId: peerId, tag: tag, anchor: anchor, direction: .later,
+                                                               limit: SyncStorage.historyPageSize)
+            ids += page.lazy.filter { $0.id.namespace == cloud }.map(\.id.id)
+            guard page.count == SyncStorage.historyPageSize, let last = page.last else { return ids }
+            anchor = last
+        }
+    }
+
+    /// Takes the tag off stored messages of the chat (a read of their mentions, or a stored tag found stale); each
+    /// one the summary counted is uncounted.
+    static func clearTag(_ peerId: PeerId, ids: some Sequence<Int32>, in transaction: Transaction) throws {
+        for id in ids {
+            let messageId = MessageId(peerId: peerId, namespace: cloud, id: id)
+            guard let stored = try transaction.getMessage(messageId), stored.tags.contains(tag) else { continue }
+            try transaction.updateMessage(messageId, SyncStorage.restored(stored, tags: stored.tags.subtracting(tag)))
+        }
+    }
+
+    /// Sets the count from the stored tags when the chat's mention space has no hole left (then they are all of
+    /// them); does nothing otherwise.
+    static func recountIfComplete(_ peerId: PeerId, in transaction: Transaction) throws {
+        guard try holes(peerId, in: transaction).isEmpty else { return }
+        let stored = Int32(clamping: try taggedIds(peerId, in: transaction).count)
+        let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)
+        guard (summary?.count ?? 0) != stored else { return }
+        let top = try transaction.getTopMessageIndex(peerId: peerId, namespace: cloud)?.id.id ?? 0
+        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud, count: stored,
+                                                 maxId: max(top, summary?.range.maxId ?? 0))
+    }
+
+    /// A chat rebuilt from its dialog, whose messages from `lowest` up were just stored as the server's: the count
+    /// becomes the dialog's. With unread mentions, everything below `lowest` is a mention hole (filled next); without,
+    /// the space is known to be empty there, and a stored message below still tagged is stale.
+    static func reset(_ dialog: ApiDialog, lowestFetched lowest: Int32, in transaction: Transaction) throws {
+        let peerId = dialog.peerId
+        if lowest > 1 {
+            if dialog.unreadMentionsCount > 0 {
+                try transaction.addHole(peerId: peerId, namespace: cloud, space: space, range: 1...(lowest - 1))
+            } else {
+                try transaction.removeHole(peerId: peerId, namespace: cloud, space: space, range: 1...(lowest - 1))
+                try clearTag(peerId, ids: try taggedIds(peerId, in: transaction).filter { $0 < lowest }, in: transaction)
+            }
+        }
+        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud,
+                                                 count: max(0, dialog.unreadMentionsCount), maxId: dialog.topMessage)
+        try recountIfComplete(peerId, in: transaction)
+    }
+
+    /// Stores a page of the chat's unread mentions that fills `range` of the mention space: the mentions are stored
+    /// (or their stored copies updated), a stored message in the range still tagged but not in the answer is no
+    /// longer an unread mention (the answer is newer than anything applied: fills run between update batches), and
+    /// the range stops being a hole. Returns the number of messages newly stored.
+    static func fill(_ peerId: PeerId, range: ClosedRange<Int32>, messages: [ApiMessage], accountPeerId: PeerId,
+                     in transaction: Transaction) throws -> Int {
+        let mentions = messages.filter { $0.peerId == peerId && range.contains($0.id) && $0.isUnreadMention }
+        let added = try SyncStorage.addMessages(mentions, location: .random, fetched: true, accountPeerId: accountPeerId, in: transaction)
+        let present = Set(mentions.map(\.id))
+        try clearTag(peerId, ids: try taggedIds(peerId, in: transaction).filter { range.contains($0) && !present.contains($0) }, in: transaction)
+        try transaction.removeHole(peerId: peerId, namespace: cloud, space: space, range: range)
+        try recountIfComplete(peerId, in: transaction)
+        return added.count
+    }
+
+    /// The account read the mentions of messages of the chat here (before the server knows): `ids`, or every
+    /// mention up to `maxId`. Reading up to `maxId` also knows the space there: no unread mention is left in it.
+    static func markRead(_ peerId: PeerId, ids: [Int32]? = nil, upTo maxId: Int32? = nil, in transaction: Transaction) throws {
+        if let ids { try clearTag(peerId, ids: ids, in: transaction) }
+        guard let maxId, maxId > 0 else { return }
+        try clearTag(peerId, ids: try taggedIds(peerId, in: transaction).filter { $0 <= maxId }, in: transaction)
+        try transaction.removeHole(peerId: peerId, namespace: cloud, space: space, range: 1...maxId)
+        let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)
+        let remaining = Int32(clamping: try taggedIds(peerId, in: transaction).count)
+        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud, count: remaining,
+                                                 maxId: max(maxId, summary?.range.maxId ?? 0))
+    }
+}
