@@ -88,7 +88,7 @@ struct BenchCommand: ParsableCommand {
             defer { removeTree(root) }
             print("boxwood-bench (\(profile.rawValue) profile, seed \(seed))")
             for line in MachineInfo(benchDirectory: root).lines + sizes.lines { print(line) }
-            print("durability (every workload runs with normal except single-full):")
+            print("durability (every workload runs with normal except single-full and latency-single-full):")
             for line in durabilityMapping { print("  " + line) }
             if let mib = boxwoodCheckpointMemory {
                 print("  boxwood checkpointMemoryBytes = \(mib) MiB (--boxwood-checkpoint-memory; the default is 64 MiB)")
@@ -107,6 +107,7 @@ struct BenchCommand: ParsableCommand {
                 try report.add(measurements)
             }
             report.printSizes()
+            report.printLatency()
             if let json { try writeTextFile(json, report.json()) }
             print("")
             print("total: \(fixed(watch.seconds, 1)) s")
