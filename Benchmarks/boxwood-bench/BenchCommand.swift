@@ -96,7 +96,7 @@ struct BenchCommand: ParsableCommand {
             if let mib = boxwoodDecryptedCache {
                 print("  boxwood-enc decryptedPageCacheBytes = \(mib) MiB (--boxwood-decrypted-cache; the default is 64 MiB)")
             }
-            print("timing: write workloads from the first operation to the end of close (deferred checkpoints and syncs count); read workloads after an untimed warm-up scan, without open and close")
+            print("timing: write workloads from the first operation to the end of close (deferred checkpoints and syncs count); read workloads after an untimed warm-up scan, without open and close; latency-* rows: the sum of their timed commits, without open and close")
             print("")
             let bench = Bench(sizes: sizes, root: root, seed: seed)
             let report = Report(engines: engines)

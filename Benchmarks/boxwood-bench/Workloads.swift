@@ -42,7 +42,7 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .idleViews: return "boxwood only: context switches of this process with 20 live views and no commits (ops/s = wake-ups per second)"
         case .extensionMemory: return "boxwood only: a fresh process opens a big database with Postbox and reads 1,000 messages; its private dirty memory growth (ops = messages)"
         case .syncCatchUp: return "boxwood only: a synced client with live history views catches up with updates generated over ~1,000 chats while it was offline (simulated server in process; ops = updates applied)"
-        case .latencySingleNormal: return "commit latency (p50/p99/p99.9/max, begin to commit's return) of one-overwrite transactions, durability normal, on the loaded database (ops/s = commits/s; databases only)"
+        case .latencySingleNormal: return "commit latency (p50/p99/p99.9/max, begin to commit's return) of one-overwrite transactions, durability normal, on the loaded database (ops = commits, ops/s = commits ÷ their summed latency; databases only)"
         case .latencySingleFull: return "the same with durability full"
         case .latencyTransactions: return "the same for transactions of 1,000 random overwrites, durability normal (ops = transactions)"
         case .fullText: return "full-text index (boxwood and sqlite FTS5 only): synthetic chat messages indexed 1,000 per transaction (ops = messages), then term, prefix, AND, phrase and per-chat queries (ops = queries; result sets compared)"
