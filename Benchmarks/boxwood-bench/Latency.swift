@@ -27,7 +27,7 @@ struct CommitLatency {
 struct CheckpointCommits {
     /// Checkpoints written during the timed commits.
     var count: UInt64 = 0
-    /// The fastest and slowest commit that ran one (0 when none did).
+    /// The fastest and slowest commit that ran one (meaningful only when `count` > 0).
     var fastest: UInt64 = .max
     var slowest: UInt64 = 0
     /// The slowest commit that ran none.
@@ -49,20 +49,14 @@ protocol CheckpointCounting {
     func checkpointGeneration() throws(BenchError) -> UInt64
 }
 
-extension WorkloadID {
-    /// The rows that time each commit separately.
-    var isCommitLatency: Bool {
-        self == .latencySingleNormal || self == .latencySingleFull || self == .latencyTransactions
-    }
-}
-
 extension Bench {
     /// A `latency-*` row: random overwrites of the loaded main database (the `load-random` one, so its pages are
-    /// those of a realistic tree), one or 1,000 per transaction, each transaction timed from before `begin` to the
-    /// return of `commit` (CLOCK_MONOTONIC) into a histogram. Only the commits are timed: open and close are not
-    /// (close's checkpoint is no commit's latency), so whatever an engine defers to a commit — Boxwood's checkpoints,
-    /// SQLite's WAL auto-checkpoints, LMDB's periodic sync in `normal` — lands in the commit that runs it. Ops are
-    /// transactions, ops/s is transactions ÷ the sum of their latencies. Verified like the other write workloads: reopened and sampled.
+    /// those of a realistic tree; in a full run, as the earlier write rows and `compact` left it), one or 1,000 per
+    /// transaction, each transaction timed from before `begin` to the return of `commit` (CLOCK_MONOTONIC) into a
+    /// histogram. Only the commits are timed: open and close are not (close's checkpoint is no commit's latency), so
+    /// whatever an engine defers to a commit — Boxwood's checkpoints, SQLite's WAL auto-checkpoints, LMDB's periodic
+    /// sync in `normal` — lands in the commit that runs it. Ops are transactions, ops/s is transactions ÷ the sum of
+    /// their latencies. Verified like the other write workloads: reopened and sampled.
     func commitLatency<E: DatabaseEngine>(_: E.Type, _ workload: WorkloadID) throws(BenchError) -> Measurement {
         let table = try mainTable(E.self)
         let commits: Int
@@ -102,7 +96,7 @@ extension Bench {
             elapsed += nanoseconds
             if let counting, let before = generation {
                 let after = try counting.checkpointGeneration()
-                checkpoints.add(nanoseconds, checkpoints: after - before)
+                checkpoints.add(nanoseconds, checkpoints: after > before ? after - before : 0)
                 generation = after
             }
         }
