@@ -71,6 +71,7 @@ final class Bench {
         case .compact: return [try compaction(engine)]
         case .postbox: return [try postboxTransactions(engine)]
         case .reopen: return [try uncleanReopen(engine)]
+        case .latencySingleNormal, .latencySingleFull, .latencyTransactions: return [try commitLatency(engine, workload)]
         default: return try runOnAny(workload, engine)
         }
     }
@@ -83,7 +84,8 @@ final class Bench {
         case .scan: return [try scans(engine)]
         case .singleNormal, .singleFull: return [try singleOperations(engine, workload)]
         case .value100, .value4K, .value64K: return try valueSizes(engine, workload)
-        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews, .extensionMemory, .syncCatchUp: return []
+        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews, .extensionMemory, .syncCatchUp,
+             .latencySingleNormal, .latencySingleFull, .latencyTransactions: return []
         }
     }
 
@@ -128,7 +130,7 @@ final class Bench {
     }
 
     /// The engine's main database, loaded (untimed) when `load-random` did not run.
-    private func mainTable<E: BenchEngine>(_: E.Type) throws(BenchError) -> MainTable {
+    func mainTable<E: BenchEngine>(_: E.Type) throws(BenchError) -> MainTable {
         if let table = mainTables[E.kind] { return table }
         let table = MainTable(directory: root + "/" + E.kind.rawValue + "-main", keys: keys.count)
         _ = try fill(E.self, table, sorted: false)
@@ -260,7 +262,7 @@ final class Bench {
     }
 
     /// Random keys to overwrite with their next version; the model is updated.
-    private func plannedOverwrites(_ table: MainTable, count: Int, _ rng: inout SplitMix64) -> [(index: Int32, version: UInt32)] {
+    func plannedOverwrites(_ table: MainTable, count: Int, _ rng: inout SplitMix64) -> [(index: Int32, version: UInt32)] {
         (0..<count).map { _ in
             let index = rng.below(keys.count)
             table.versions[index] += 1
@@ -339,7 +341,7 @@ final class Bench {
     /// Reopens the main database and checks a sample against the model: gets of random keys (present with their
     /// current value, or absent when removed) and, when `checkScans`, short scans (every live key in order, none
     /// extra, current values).
-    private func verify<E: BenchEngine>(_: E.Type, _ table: MainTable, after workload: WorkloadID, checkScans: Bool) throws(BenchError) {
+    func verify<E: BenchEngine>(_: E.Type, _ table: MainTable, after workload: WorkloadID, checkScans: Bool) throws(BenchError) {
         func failure(_ detail: String) -> BenchError { .verification(engine: E.kind, workload: workload.rawValue, detail: detail) }
         let length = sizes.valueLength
         let engine = try E(directory: table.directory, durability: .normal)

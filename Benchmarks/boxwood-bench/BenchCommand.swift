@@ -88,7 +88,7 @@ struct BenchCommand: ParsableCommand {
             defer { removeTree(root) }
             print("boxwood-bench (\(profile.rawValue) profile, seed \(seed))")
             for line in MachineInfo(benchDirectory: root).lines + sizes.lines { print(line) }
-            print("durability (every workload runs with normal except single-full):")
+            print("durability (every workload runs with normal except single-full and latency-single-full):")
             for line in durabilityMapping { print("  " + line) }
             if let mib = boxwoodCheckpointMemory {
                 print("  boxwood checkpointMemoryBytes = \(mib) MiB (--boxwood-checkpoint-memory; the default is 64 MiB)")
@@ -96,7 +96,7 @@ struct BenchCommand: ParsableCommand {
             if let mib = boxwoodDecryptedCache {
                 print("  boxwood-enc decryptedPageCacheBytes = \(mib) MiB (--boxwood-decrypted-cache; the default is 64 MiB)")
             }
-            print("timing: write workloads from the first operation to the end of close (deferred checkpoints and syncs count); read workloads after an untimed warm-up scan, without open and close")
+            print("timing: write workloads from the first operation to the end of close (deferred checkpoints and syncs count); read workloads after an untimed warm-up scan, without open and close; latency-* rows: the sum of their timed commits, without open and close")
             print("")
             let bench = Bench(sizes: sizes, root: root, seed: seed)
             let report = Report(engines: engines)
@@ -107,6 +107,7 @@ struct BenchCommand: ParsableCommand {
                 try report.add(measurements)
             }
             report.printSizes()
+            report.printLatency()
             if let json { try writeTextFile(json, report.json()) }
             print("")
             print("total: \(fixed(watch.seconds, 1)) s")

@@ -37,7 +37,7 @@ typealias EncryptedBoxwoodEngine = BoxwoodEngineOf<EncryptedBoxwood>
 /// thresholds (unless `--boxwood-checkpoint-memory` sets the dirty-memory one), one `begin`/`commit` per batch,
 /// `withValue` for reads and `withRange` with a limit for scans (the engine's no-copy reads). `Mode` says whether
 /// the database is encrypted (the generic is specialized: no dispatch in the timed loops).
-final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine {
+final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine, CheckpointCounting {
     static var kind: EngineKind { Mode.kind }
     static var logFileName: String? { "wal" }
 
@@ -91,6 +91,11 @@ final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine {
 
     func get<R>(_ table: Int32, key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) throws(BenchError) -> R? {
         do { return try box.withValue(self.table(table), key: self.key(key), body) } catch { throw .boxwood(error) }
+    }
+
+    /// `DatabaseStatistics.checkpointGeneration`: checkpoints written since the database was created.
+    func checkpointGeneration() throws(BenchError) -> UInt64 {
+        do { return try box.statistics().checkpointGeneration } catch { throw .boxwood(error) }
     }
 
     func compactAndClose() throws(BenchError) {

@@ -14,6 +14,8 @@ struct Measurement {
     var checksum: UInt64? = nil
     /// Extra detail printed under the row.
     var note: String? = nil
+    /// The distribution of commit latencies, for the `latency-*` rows.
+    var latency: CommitLatency? = nil
 
     var opsPerSecond: Double { Double(ops) / seconds }
 }

@@ -1,12 +1,13 @@
 /// The output: one row per workload as soon as every engine ran it (ops/s per engine and Boxwood's ratio to each
-/// peer), then the bytes on disk of the write workloads against their raw data, and the JSON file.
+/// peer), then the bytes on disk of the write workloads against their raw data, the commit latencies of the
+/// `latency-*` rows, and the JSON file.
 final class Report {
     private let engines: [EngineKind]
     /// Boxwood's peers, when Boxwood runs: the ratio columns.
     private let peers: [EngineKind]
     private var rows: [(name: String, results: [EngineKind: Measurement])] = []
 
-    private static let nameWidth = 17
+    private static let nameWidth = 22
     private static let opsWidth = 11
     private static let engineWidth = 13
     private static let ratioWidth = 12
@@ -87,15 +88,74 @@ final class Report {
         fflushStdout()
     }
 
-    /// `[{"workload", "engine", "ops_per_sec", "bytes_on_disk", "ops", "seconds"}]`, one object per measurement.
+    /// Commit latency of the `latency-*` rows: p50, p99, p99.9 and max per engine, and Boxwood's ratio to SQLite
+    /// for p99.9 and max.
+    func printLatency() {
+        let timed = rows.filter { row in row.results.values.contains { $0.latency != nil } }
+        guard !timed.isEmpty else { return }
+        print("")
+        print("commit latency: every transaction timed from begin to the return of commit (CLOCK_MONOTONIC) into an HdrHistogram (3 significant digits; max exact), in µs")
+        print("box/sqlite = boxwood latency ÷ sqlite latency, below 1 = boxwood's tail shorter; checkpoints: boxwood's during the timed commits")
+        let header = pad("workload", 23) + pad("engine", 12) + leftPad("commits", 9) + leftPad("p50", 11) + leftPad("p99", 11)
+            + leftPad("p99.9", 11) + leftPad("max", 12) + leftPad("checkpoints", 13)
+        print(header)
+        for row in timed {
+            var name = row.name
+            for engine in engines {
+                guard let latency = row.results[engine]?.latency else { continue }
+                print(pad(name, 23) + pad(engine.rawValue, 12) + leftPad(grouped(latency.commits), 9)
+                    + leftPad(microseconds(latency.p50), 11) + leftPad(microseconds(latency.p99), 11)
+                    + leftPad(microseconds(latency.p999), 11) + leftPad(microseconds(latency.max), 12)
+                    + leftPad(latency.checkpoints.map { grouped(Int($0.count)) } ?? "-", 13))
+                name = ""
+            }
+            for engine in engines {
+                guard let checkpoints = row.results[engine]?.latency?.checkpoints else { continue }
+                print(pad("", 23) + engine.rawValue + ": " + checkpointText(checkpoints))
+            }
+            if let boxwood = row.results[.boxwood]?.latency, let sqlite = row.results[.sqlite]?.latency {
+                print(pad("", 23) + pad("box/sqlite", 12) + leftPad("", 9) + leftPad("", 11) + leftPad("", 11)
+                    + leftPad(latencyRatio(boxwood.p999, sqlite.p999), 11) + leftPad(latencyRatio(boxwood.max, sqlite.max), 12))
+            }
+        }
+        fflushStdout()
+    }
+
+    private func microseconds(_ nanoseconds: UInt64) -> String { fixed(Double(nanoseconds) / 1_000, 1) }
+
+    private func checkpointText(_ checkpoints: CheckpointCommits) -> String {
+        let without = "the slowest commit without one \(microseconds(checkpoints.slowestWithout)) µs"
+        guard checkpoints.count > 0 else { return "no commit ran a checkpoint; " + without }
+        return "commits that ran a checkpoint \(microseconds(checkpoints.fastest))–\(microseconds(checkpoints.slowest)) µs; " + without
+    }
+
+    private func latencyRatio(_ boxwood: UInt64, _ other: UInt64) -> String {
+        let ratio = Double(boxwood) / Double(max(other, 1))
+        return fixed(ratio, ratio < 0.1 ? 3 : 2) + "x"
+    }
+
+    /// `[{"workload", "engine", "ops_per_sec", "bytes_on_disk", "ops", "seconds"}]`, one object per measurement; the
+    /// `latency-*` rows add `"latency_us": {"p50", "p99", "p99_9", "max"}` and `"checkpoints"` (null but for Boxwood),
+    /// and Boxwood's `"checkpoint_commits_us": {"fastest", "slowest", "slowest_without"}` (the commits that ran a
+    /// checkpoint, and the slowest that ran none).
     func json() -> String {
         var objects: [String] = []
         for row in rows {
             for engine in engines {
                 guard let m = row.results[engine] else { continue }
                 let bytes = m.bytesOnDisk.map(String.init) ?? "null"
+                var latency = ""
+                if let l = m.latency {
+                    latency = ", \"latency_us\": {\"p50\": \(microseconds(l.p50)), \"p99\": \(microseconds(l.p99)), "
+                        + "\"p99_9\": \(microseconds(l.p999)), \"max\": \(microseconds(l.max))}, "
+                        + "\"checkpoints\": \(l.checkpoints.map { String($0.count) } ?? "null")"
+                    if let c = l.checkpoints {
+                        latency += ", \"checkpoint_commits_us\": {\"fastest\": \(c.count > 0 ? microseconds(c.fastest) : "null"), "
+                            + "\"slowest\": \(c.count > 0 ? microseconds(c.slowest) : "null"), \"slowest_without\": \(microseconds(c.slowestWithout))}"
+                    }
+                }
                 objects.append("  {\"workload\": \"\(row.name)\", \"engine\": \"\(engine.rawValue)\", \"ops_per_sec\": \(fixed(m.opsPerSecond, 2)), "
-                    + "\"bytes_on_disk\": \(bytes), \"ops\": \(m.ops), \"seconds\": \(fixed(m.seconds, 6))}")
+                    + "\"bytes_on_disk\": \(bytes), \"ops\": \(m.ops), \"seconds\": \(fixed(m.seconds, 6))\(latency)}")
             }
         }
         return "[\n" + objects.joined(separator: ",\n") + "\n]\n"

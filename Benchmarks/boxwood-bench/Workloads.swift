@@ -19,6 +19,9 @@ enum WorkloadID: String, CaseIterable, Sendable {
     case idleViews = "idle-views"
     case extensionMemory = "extension-memory"
     case syncCatchUp = "sync-catchup"
+    case latencySingleNormal = "latency-single-normal"
+    case latencySingleFull = "latency-single-full"
+    case latencyTransactions = "latency-txn-1000"
 
     /// One line for `--help` and the output header.
     var summary: String {
@@ -39,6 +42,9 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .idleViews: return "boxwood only: context switches of this process with 20 live views and no commits (ops/s = wake-ups per second)"
         case .extensionMemory: return "boxwood only: a fresh process opens a big database with Postbox and reads 1,000 messages; its private dirty memory growth (ops = messages)"
         case .syncCatchUp: return "boxwood only: a synced client with live history views catches up with updates generated over ~1,000 chats while it was offline (simulated server in process; ops = updates applied)"
+        case .latencySingleNormal: return "commit latency (p50/p99/p99.9/max, begin to commit's return) of one-overwrite transactions, durability normal, on the loaded database (ops = commits, ops/s = commits ÷ their summed latency; databases only)"
+        case .latencySingleFull: return "the same with durability full"
+        case .latencyTransactions: return "the same for transactions of 1,000 random overwrites, durability normal (ops = transactions)"
         case .fullText: return "full-text index (boxwood and sqlite FTS5 only): synthetic chat messages indexed 1,000 per transaction (ops = messages), then term, prefix, AND, phrase and per-chat queries (ops = queries; result sets compared)"
         }
     }
@@ -104,6 +110,11 @@ struct BenchSizes: Sendable {
     let idleWindowSeconds: Double
     /// The database size `extension-memory` builds.
     let extensionDatabaseBytes: Int
+    /// Timed commits of `latency-single-normal` and `latency-single-full`, and 1,000-op transactions of
+    /// `latency-txn-1000`: at 1,000,000 keys, enough random overwrites for Boxwood to cross its 64 MiB dirty-memory
+    /// checkpoint threshold (16,384 dirty pages) at least once in each row: ~19,000 single overwrites reach it on
+    /// the randomly loaded tree (~57,000 leaves), ~25,000 on the compacted one a full run leaves behind.
+    let latencyCommits: (normal: Int, full: Int, transactions: Int)
     private let valueCounts: (small: Int, medium: Int, large: Int)
 
     init(profile: Profile, keys: Int) {
@@ -121,12 +132,15 @@ struct BenchSizes: Sendable {
         }
         switch profile {
         case .full:
+            latencyCommits = (50_000, 30_000, 150)
             (singleNormal, singleFull, postboxTransactions, postboxPeers) = (20_000, 2_000, 20_000, 1_000)
             valueCounts = (min(keys, 100_000), 20_000, 2_000)
         case .quick:
+            latencyCommits = (10_000, 1_000, 30)
             (singleNormal, singleFull, postboxTransactions, postboxPeers) = (5_000, 300, 5_000, 500)
             valueCounts = (min(keys, 20_000), 5_000, 400)
         case .smoke:
+            latencyCommits = (300, 30, 5)
             (singleNormal, singleFull, postboxTransactions, postboxPeers) = (1_000, 50, 1_000, 100)
             valueCounts = (1_000, 200, 30)
         }
@@ -154,6 +168,7 @@ struct BenchSizes: Sendable {
             "sets: \(grouped(sets)), removes: \(grouped(removes)) (\(grouped(transactionBatch)) per transaction); single-op transactions: \(grouped(singleNormal)) normal, \(grouped(singleFull)) full",
             "postbox: \(grouped(postboxTransactions)) transactions over \(grouped(postboxPeers)) chats, \(postboxMessageLength)-byte messages; reopen: \(grouped(reopenPuts)) puts before the unclean stop",
             "values: \(grouped(valueCount(.value100))) × 100 B, \(grouped(valueCount(.value4K))) × 4 KiB, \(grouped(valueCount(.value64K))) × 64 KiB",
+            "latency: \(grouped(latencyCommits.normal)) normal and \(grouped(latencyCommits.full)) full single-op commits, \(grouped(latencyCommits.transactions)) transactions of \(grouped(transactionBatch)) overwrites",
             "full-text: \(grouped(fullTextMessages)) messages over \(grouped(FullTextCorpus.chatCount)) chats, \(grouped(fullTextQueries)) queries of each kind",
         ]
     }
