@@ -40,6 +40,7 @@ typealias EncryptedBoxwoodEngine = BoxwoodEngineOf<EncryptedBoxwood>
 final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine {
     static var kind: EngineKind { Mode.kind }
     static var logFileName: String? { "wal" }
+    static var takesCheckpointBytes: Bool { true }
 
     let directory: String
     let durability: Durability

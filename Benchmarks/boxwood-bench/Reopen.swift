@@ -63,7 +63,8 @@ extension Bench {
         try engine.commitBatch()
         try engine.close()
         removeTree(directory)
-        let log = logBytes.map { "log \(formatBytes($0))" } ?? "no log"
+        var log = logBytes.map { "log \(formatBytes($0))" } ?? "no log"
+        if let checkpointBytes, E.takesCheckpointBytes { log += ", checkpoint thresholds raised to \(formatBytes(checkpointBytes))" }
         return Measurement(row: workload, engine: E.kind, ops: 1, seconds: seconds, note: "\(fixed(seconds * 1000, 2)) ms (\(log))")
     }
 }
