@@ -70,7 +70,7 @@ final class Bench {
         case .randomRemoves: return [try randomRemoves(engine)]
         case .compact: return [try compaction(engine)]
         case .postbox: return [try postboxTransactions(engine)]
-        case .reopen: return [try uncleanReopen(engine)]
+        case .reopen, .reopen1M, .reopen8M, .reopen64M: return [try uncleanReopen(engine, workload)]
         case .latencySingleNormal, .latencySingleFull, .latencyTransactions: return [try commitLatency(engine, workload)]
         default: return try runOnAny(workload, engine)
         }
@@ -84,8 +84,8 @@ final class Bench {
         case .scan: return [try scans(engine)]
         case .singleNormal, .singleFull: return [try singleOperations(engine, workload)]
         case .value100, .value4K, .value64K: return try valueSizes(engine, workload)
-        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .fullText, .externalCommit, .idleViews, .extensionMemory, .syncCatchUp,
-             .latencySingleNormal, .latencySingleFull, .latencyTransactions: return []
+        case .randomSets, .randomRemoves, .compact, .postbox, .reopen, .reopen1M, .reopen8M, .reopen64M, .fullText, .externalCommit, .idleViews,
+             .extensionMemory, .syncCatchUp, .latencySingleNormal, .latencySingleFull, .latencyTransactions: return []
         }
     }
 

@@ -40,6 +40,7 @@ typealias EncryptedBoxwoodEngine = BoxwoodEngineOf<EncryptedBoxwood>
 final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine, CheckpointCounting {
     static var kind: EngineKind { Mode.kind }
     static var logFileName: String? { "wal" }
+    static var takesCheckpointBytes: Bool { true }
 
     let directory: String
     let durability: Durability
@@ -49,12 +50,20 @@ final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine, CheckpointC
     /// The exclusive upper bound of every scan: greater than every key the workloads write.
     private let endKey = ValueBoxKey([UInt8](repeating: 0xFF, count: 16))
 
-    init(directory: String, durability: Durability) throws(BenchError) {
+    convenience init(directory: String, durability: Durability) throws(BenchError) {
+        try self.init(directory: directory, durability: durability, checkpointBytes: nil)
+    }
+
+    init(directory: String, durability: Durability, checkpointBytes: Int?) throws(BenchError) {
         self.directory = directory
         self.durability = durability
         do {
             var options = ValueBoxOptions(durability: durability)
             if let bytes = BoxwoodBenchSettings.checkpointMemoryBytes { options.checkpointMemoryBytes = bytes }
+            if let checkpointBytes {
+                options.checkpointWALBytes = UInt64(checkpointBytes)
+                options.checkpointMemoryBytes = checkpointBytes
+            }
             options.encryption = Mode.encryption
             if let bytes = BoxwoodBenchSettings.decryptedPageCacheBytes { options.decryptedPageCacheBytes = bytes }
             box = try ValueBox(path: directory, options: options)

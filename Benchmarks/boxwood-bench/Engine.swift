@@ -54,6 +54,19 @@ protocol DatabaseEngine: BenchEngine {
     func remove(_ table: Int32, key: UnsafeRawBufferPointer) throws(BenchError)
     /// Rewrites the store into its minimal form (outside a batch). The store is closed afterwards.
     func compactAndClose() throws(BenchError)
+    /// Opens the store like `init(directory:durability:)`, with Boxwood's checkpoint thresholds (WAL and dirty-memory
+    /// bytes) set to `checkpointBytes` when given. Other engines keep their own checkpoint settings.
+    init(directory: String, durability: Durability, checkpointBytes: Int?) throws(BenchError)
+    /// True when `init(directory:durability:checkpointBytes:)` applies `checkpointBytes` (Boxwood).
+    static var takesCheckpointBytes: Bool { get }
+}
+
+extension DatabaseEngine {
+    init(directory: String, durability: Durability, checkpointBytes: Int?) throws(BenchError) {
+        try self.init(directory: directory, durability: durability)
+    }
+
+    static var takesCheckpointBytes: Bool { false }
 }
 
 /// How each engine's durability is set for each Boxwood durability, as printed in the output header.

@@ -5,16 +5,17 @@ import Darwin
 #endif
 
 extension Bench {
-    /// A forked child opens a fresh database, puts `reopenPuts` keys in 1,000-put transactions (durability normal)
-    /// and exits without closing: no checkpoint, no deinit, no atexit handlers, as when an app is killed. The parent
+    /// A forked child opens a fresh database, puts `reopenPuts(workload)` keys in 1,000-put transactions (durability
+    /// normal; the 64 MiB row raises Boxwood's checkpoint thresholds, `reopenCheckpointBytes`) and exits without closing: no checkpoint, no deinit, no atexit handlers, as when an app is killed. The parent
     /// then times the open plus the first get (SQLite recovers its WAL index on the first read), checks the key set and
     /// reports the size of the log the engine had to replay. The files are in the page cache, so this measures
     /// recovery work, not disk reads.
-    func uncleanReopen<E: DatabaseEngine>(_: E.Type) throws(BenchError) -> Measurement {
-        let workload = WorkloadID.reopen.rawValue
+    func uncleanReopen<E: DatabaseEngine>(_: E.Type, _ row: WorkloadID) throws(BenchError) -> Measurement {
+        let workload = row.rawValue
         func failure(_ detail: String) -> BenchError { .verification(engine: E.kind, workload: workload, detail: detail) }
-        let directory = root + "/" + E.kind.rawValue + "-reopen"
-        let count = sizes.reopenPuts
+        let directory = root + "/" + E.kind.rawValue + "-" + workload
+        let count = sizes.reopenPuts(row)
+        let checkpointBytes = sizes.reopenCheckpointBytes(row)
         let keys = self.keys
         let values = randomValues
         let length = sizes.valueLength
@@ -25,7 +26,7 @@ extension Bench {
         guard child >= 0 else { throw .io(operation: "fork", path: directory, errno: errno) }
         if child == 0 {
             do throws(BenchError) {
-                let engine = try E(directory: directory, durability: .normal)
+                let engine = try E(directory: directory, durability: .normal, checkpointBytes: checkpointBytes)
                 try inBatches(engine, count: count, batch: batch) { (n) throws(BenchError) in
                     try engine.put(mainTableID, key: keys.key(n), value: values.value(n, version: 1, length: length))
                 }
@@ -46,12 +47,12 @@ extension Bench {
         let last = count - 1
         let lastValue = values.value(last, version: 1, length: length)
         let watch = Stopwatch()
-        let engine = try E(directory: directory, durability: .normal)
+        let engine = try E(directory: directory, durability: .normal, checkpointBytes: checkpointBytes)
         try engine.beginBatch()
         let found = try engine.get(mainTableID, key: keys.key(last)) { bytesEqual($0, lastValue) }
         let seconds = watch.seconds
         guard found == true else { throw failure("the last key written is missing or wrong") }
-        var rng = generator(for: .reopen)
+        var rng = generator(for: row)
         for _ in 0..<min(count, 200) {
             let n = rng.below(count)
             let expected = values.value(n, version: 1, length: length)
@@ -62,7 +63,8 @@ extension Bench {
         try engine.commitBatch()
         try engine.close()
         removeTree(directory)
-        let log = logBytes.map { "log \(formatBytes($0))" } ?? "no log"
+        var log = logBytes.map { "log \(formatBytes($0))" } ?? "no log"
+        if let checkpointBytes, E.takesCheckpointBytes { log += ", checkpoint thresholds raised to \(formatBytes(checkpointBytes))" }
         return Measurement(row: workload, engine: E.kind, ops: 1, seconds: seconds, note: "\(fixed(seconds * 1000, 2)) ms (\(log))")
     }
 }

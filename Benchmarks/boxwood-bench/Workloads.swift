@@ -22,6 +22,10 @@ enum WorkloadID: String, CaseIterable, Sendable {
     case latencySingleNormal = "latency-single-normal"
     case latencySingleFull = "latency-single-full"
     case latencyTransactions = "latency-txn-1000"
+    // After the latency rows, so that adding them left every earlier workload's random choices (`Bench.generator(for:)`) as they were.
+    case reopen1M = "reopen-unclean-1m"
+    case reopen8M = "reopen-unclean-8m"
+    case reopen64M = "reopen-unclean-64m"
 
     /// One line for `--help` and the output header.
     var summary: String {
@@ -38,6 +42,8 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .postbox: return "a message arriving in a chat: read state get, history and tag index inserts, chat list move, read state put (ops = transactions)"
         case .value100, .value4K, .value64K: return "\(valueLengthText) text values (compressible): puts in ~1 MiB transactions, then random gets"
         case .reopen: return "open + first get after a process wrote to a fresh database and exited without closing (ops = opens)"
+        case .reopen1M, .reopen8M: return "the same with fewer or more puts before the unclean stop: about \(reopenLogText) of Boxwood WAL, default checkpoint thresholds"
+        case .reopen64M: return "the same with about \(reopenLogText) of Boxwood WAL: Boxwood's checkpoint thresholds raised to 256 MiB in this row only (the 8 MiB WAL default would checkpoint first)"
         case .externalCommit: return "boxwood only: another process commits; time until a live view here shows it (ops = commits; p50/p99 in the note)"
         case .idleViews: return "boxwood only: context switches of this process with 20 live views and no commits (ops/s = wake-ups per second)"
         case .extensionMemory: return "boxwood only: a fresh process opens a big database with Postbox and reads 1,000 messages; its private dirty memory growth (ops = messages)"
@@ -46,6 +52,16 @@ enum WorkloadID: String, CaseIterable, Sendable {
         case .latencySingleFull: return "the same with durability full"
         case .latencyTransactions: return "the same for transactions of 1,000 random overwrites, durability normal (ops = transactions)"
         case .fullText: return "full-text index (boxwood and sqlite FTS5 only): synthetic chat messages indexed 1,000 per transaction (ops = messages), then term, prefix, AND, phrase and per-chat queries (ops = queries; result sets compared)"
+        }
+    }
+
+    /// The Boxwood WAL size the unclean-reopen variants aim at (each put logs ~124 bytes of 100-byte values).
+    private var reopenLogText: String {
+        switch self {
+        case .reopen1M: return "1 MiB"
+        case .reopen8M: return "8 MiB"
+        case .reopen64M: return "64 MiB"
+        default: return "6 MiB"
         }
     }
 
@@ -103,6 +119,7 @@ struct BenchSizes: Sendable {
     let postboxTransactions: Int
     let postboxPeers: Int
     let postboxMessageLength = 150
+    /// Puts before the unclean stop of `reopen-unclean` (the other reopen rows: `reopenPuts(_:)`).
     let reopenPuts: Int
     /// Commits timed by `external-commit`.
     let externalCommits: Int
@@ -155,6 +172,22 @@ struct BenchSizes: Sendable {
         }
     }
 
+    /// Puts before the unclean stop of an unclean-reopen row, at most one per key. Chosen so that Boxwood's WAL (about
+    /// 124 bytes per put of a 100-byte value) holds about 1, 8 (just under the 8 MiB checkpoint threshold) and 64 MiB.
+    func reopenPuts(_ workload: WorkloadID) -> Int {
+        switch workload {
+        case .reopen1M: return min(keys, 8_400)
+        case .reopen8M: return min(keys, 67_000)
+        case .reopen64M: return min(keys, 540_000)
+        default: return reopenPuts
+        }
+    }
+
+    /// Checkpoint thresholds (WAL and dirty memory bytes) an unclean-reopen row sets on Boxwood; nil: the defaults.
+    func reopenCheckpointBytes(_ workload: WorkloadID) -> Int? {
+        workload == .reopen64M ? 256 << 20 : nil
+    }
+
     /// Puts per transaction in the value-size workloads: about 1 MiB of values, at most `loadBatch`.
     func valueBatch(_ workload: WorkloadID) -> Int {
         max(1, min(loadBatch, (1 << 20) / workload.valueLength))
@@ -166,7 +199,7 @@ struct BenchSizes: Sendable {
             "keys: \(grouped(keys)) (8-byte big-endian, SplitMix64 permutation), values \(valueLength) B (incompressible) unless noted",
             "load: \(grouped(keys)) puts, \(grouped(loadBatch)) per transaction; gets: \(grouped(gets)); scans: \(grouped(scans)) × \(scanLength)",
             "sets: \(grouped(sets)), removes: \(grouped(removes)) (\(grouped(transactionBatch)) per transaction); single-op transactions: \(grouped(singleNormal)) normal, \(grouped(singleFull)) full",
-            "postbox: \(grouped(postboxTransactions)) transactions over \(grouped(postboxPeers)) chats, \(postboxMessageLength)-byte messages; reopen: \(grouped(reopenPuts)) puts before the unclean stop",
+            "postbox: \(grouped(postboxTransactions)) transactions over \(grouped(postboxPeers)) chats, \(postboxMessageLength)-byte messages; reopen: \(grouped(reopenPuts)) puts before the unclean stop (-1m/-8m/-64m: \(grouped(reopenPuts(.reopen1M)))/\(grouped(reopenPuts(.reopen8M)))/\(grouped(reopenPuts(.reopen64M))))",
             "values: \(grouped(valueCount(.value100))) × 100 B, \(grouped(valueCount(.value4K))) × 4 KiB, \(grouped(valueCount(.value64K))) × 64 KiB",
             "latency: \(grouped(latencyCommits.normal)) normal and \(grouped(latencyCommits.full)) full single-op commits, \(grouped(latencyCommits.transactions)) transactions of \(grouped(transactionBatch)) overwrites",
             "full-text: \(grouped(fullTextMessages)) messages over \(grouped(FullTextCorpus.chatCount)) chats, \(grouped(fullTextQueries)) queries of each kind",

@@ -360,8 +360,9 @@ extension ValueBox {
             && self.header?.intactLogBoot == BootDigest.current
         let (applied, torn) = try log.replay(salt: meta.walSalt, version: logVersion, afterSequence: meta.lastSequence,
                                              sameBoot: sameBoot) { (sequence, count, payload) throws(BoxwoodError) in
-            try applyRecord(sequence: sequence, operationCount: count, payload: payload, file: log.file.path)
+            try replayRecoveredRecord(sequence: sequence, operationCount: count, payload: payload, file: log.file.path)
         }
+        finishRecoveryReplay()
         let cut = torn > 0 && !options.readOnly
         if cut {
             try log.file.truncate(to: log.endOffset)

@@ -249,19 +249,7 @@ extension ValueBox {
     func applyRecord(sequence: UInt64, operationCount: UInt32, payload: UnsafeRawBufferPointer, file: String) throws(BoxwoodError) {
         let base = state
         do throws(BoxwoodError) {
-            var reader = ByteReader(payload)
-            var applied: UInt32 = 0
-            while !reader.isAtEnd {
-                let operation: WALOperation
-                do throws(ByteReadError) { operation = try reader.operation() } catch {
-                    throw .corrupted(file: file, page: nil, reason: "malformed operation in WAL record \(sequence)")
-                }
-                try applyLogged(operation)
-                applied += 1
-            }
-            guard applied == operationCount else {
-                throw .corrupted(file: file, page: nil, reason: "WAL record \(sequence) holds \(applied) operations, header says \(operationCount)")
-            }
+            try applyOperations(sequence: sequence, operationCount: operationCount, payload: payload, file: file)
         } catch {
             state = base
             pager.abortTransaction()
