@@ -1,49 +1,66 @@
 import BoxwoodStore
-/// The document ids under one key prefix of one engine table (a token's postings, a prefix's postings, a
-/// collection, a tag), read in rounds of growing size so that a query can stop reading every list once the
-/// shortest one is complete.
+/// The document ids of the posting-list blocks under one key prefix of one engine table (a token's postings, a
+/// prefix's postings, a collection, a tag), read in rounds of growing size so that a query can stop reading
+/// every list once the shortest one is complete.
 struct FullTextPostingWalk {
     let table: ValueBoxTable
-    /// The last key read (exclusive start of the next round).
+    /// The last block key read (exclusive start of the next round).
     private var resume: ValueBoxKey
     private let end: ValueBoxKey
-    /// True when the keys end with the document id right after the prefix, so they come in document order.
+    /// True when the prefix is one list (blocks come in document order); false for a prefix search over the
+    /// lists of several tokens.
     private let ordered: Bool
+    /// True for content postings, whose entries carry positions.
+    private let hasPositions: Bool
     /// The ids read so far (with repeats for a prefix walk).
     private(set) var docIds: [UInt64] = []
-    /// True once every key under the prefix was read.
+    /// True once every block under the prefix was read.
     private(set) var isComplete = false
-    /// True when the walk keeps each entry's value (a token's positions, for phrases).
+    /// True when the walk keeps each entry's positions (for phrases).
     private let keepsValues: Bool
-    /// The values read, back to back, and where each ends (aligned with `docIds`).
+    /// The positions read, back to back, and where each entry ends (aligned with `docIds`).
     private var valueBytes: [UInt8] = []
     private var valueEnds: [Int] = []
     /// Entry indices in ascending docId order, for a walk whose keys do not come in docId order.
     private var byDocId: [Int]? = nil
 
-    init(table: ValueBoxTable, prefix: [UInt8], ordered: Bool, keepsValues: Bool = false) {
+    init(table: ValueBoxTable, prefix: [UInt8], ordered: Bool, hasPositions: Bool, keepsValues: Bool = false) {
         self.table = table
         (resume, end) = FullTextKeys.bounds(of: prefix)
         self.ordered = ordered
-        self.keepsValues = keepsValues
+        self.hasPositions = hasPositions
+        self.keepsValues = keepsValues && hasPositions
     }
 
-    /// Reads up to `budget` more keys.
+    /// Reads whole blocks until at least `budget` more entries were read or the prefix ends.
     mutating func advance(_ box: ValueBox, by budget: Int) throws(BoxwoodError) {
         guard !isComplete else { return }
         var read = 0
         var last: ValueBoxKey? = nil
-        let keepsValues = self.keepsValues
-        try box.withRange(table, start: resume, end: end, limit: budget) { key, value in
-            docIds.append(FullTextKeys.docId(atEndOf: key))
-            if keepsValues {
-                valueBytes.append(contentsOf: value)
-                valueEnds.append(valueBytes.count)
+        var malformed = false
+        let keepsValues = self.keepsValues, hasPositions = self.hasPositions
+        try box.withRange(table, start: resume, end: end, limit: 0) { key, value in
+            var reader = FullTextPostingBlock.Reader(firstDocId: FullTextPostingBlock.firstDocId(ofKey: key), value: value, hasPositions: hasPositions)
+            do throws(FullTextFormatError) {
+                while try reader.next() {
+                    docIds.append(reader.docId)
+                    if keepsValues {
+                        valueBytes.append(contentsOf: reader.positions)
+                        valueEnds.append(valueBytes.count)
+                    }
+                    read += 1
+                }
+            } catch {
+                malformed = true
+                return false
             }
-            read += 1
-            if read == budget { last = ValueBoxKey(bytes: key) }
+            if read >= budget {
+                last = ValueBoxKey(bytes: key)
+                return false
+            }
             return true
         }
+        if malformed { throw box.fullTextCorruption(table, "a block of a list is malformed") }
         if let last { resume = last } else { isComplete = true }
     }
 

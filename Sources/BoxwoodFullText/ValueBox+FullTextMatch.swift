@@ -1,4 +1,4 @@
-import BoxwoodStore
+@_spi(EngineTables) import BoxwoodStore
 /// Querying.
 extension ValueBox {
     /// Finds the items of a full-text table that match `query`, newest first.
@@ -33,7 +33,12 @@ extension ValueBox {
     func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?, firstRound: Int,
                        denseSpan: UInt64, values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
         let tables = try FullTextTables(table)
+        // The transaction's buffered entries go to the lists first, so that the query sees its own writes (the
+        // buffer's existence also says the layout was checked in this transaction).
+        let pending = transactionBuffer(tables.bufferId) as? FullTextPendingLists
+        try pending?.flush(into: self)
         try withSnapshot { () throws(BoxwoodError) in
+            if pending == nil { try checkFullTextLayout(tables, forWriting: false) }
             try match(tables, collectionId: collectionId, query: query, tags: tags, firstRound: firstRound, denseSpan: denseSpan, values: values)
         }
     }
