@@ -6,12 +6,16 @@ extension ValueBox {
     /// whenever one is full. Cost: one descending seek, then one write per changed or new block.
     func appendToFullTextList(_ table: ValueBoxTable, prefix: UnsafeRawBufferPointer, hasPositions: Bool, count: Int,
                               _ entry: (Int) -> (docId: UInt64, positions: UnsafeRawBufferPointer)) throws(BoxwoodError) {
-        let prefixBytes = [UInt8](prefix)
+        guard count > 0 else { return }
+        let firstNew = entry(0).docId
         var builder = FullTextPostingBlock.Builder(hasPositions: hasPositions)
         var lastBlock: (firstDocId: UInt64, length: Int)? = nil
         var malformed = false
         // The list's last block: the largest key below `prefix ‖ FF…FF` (docIds never reach 2^64 − 1).
-        try withRange(table, start: ValueBoxKey(prefixBytes + [UInt8](repeating: 0xFF, count: 8)), end: ValueBoxKey(prefixBytes), limit: 1) { key, value in
+        var start = ValueBoxKey(length: prefix.count + 8)
+        start.setBytes(0, prefix)
+        start.setUInt64(prefix.count, value: .max)
+        try withRange(table, start: start, end: ValueBoxKey(bytes: prefix), limit: 1) { key, value in
             let first = FullTextPostingBlock.firstDocId(ofKey: key)
             var reader = FullTextPostingBlock.Reader(firstDocId: first, value: value, hasPositions: hasPositions)
             do throws(FullTextFormatError) {
@@ -20,7 +24,7 @@ extension ValueBox {
                 malformed = true
                 return false
             }
-            guard reader.docId < entry(0).docId else { malformed = true; return false }
+            guard reader.docId < firstNew else { malformed = true; return false }
             lastBlock = (first, value.count)
             builder = FullTextPostingBlock.Builder(continuing: value, firstDocId: first, lastDocId: reader.docId, hasPositions: hasPositions)
             return false
@@ -30,13 +34,12 @@ extension ValueBox {
             let (docId, positions) = entry(i)
             builder.append(docId, positions: positions)
         }
-        var key = ValueBoxKey(length: prefixBytes.count + 8)
-        prefixBytes.withUnsafeBytes { key.setBytes(0, $0) }
+        // `start` is the scratch key of the blocks written (same prefix, same length).
         for (index, block) in builder.finish().enumerated() {
             // The last block, unchanged when the appended entries all went to new blocks.
             if index == 0, let lastBlock, lastBlock.firstDocId == block.firstDocId, lastBlock.length == block.value.count { continue }
-            key.setUInt64(prefixBytes.count, value: block.firstDocId)
-            try withBytes(block.value) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+            start.setUInt64(prefix.count, value: block.firstDocId)
+            try withBytes(block.value) { (bytes) throws(BoxwoodError) in try set(table, key: start, bytes: bytes) }
         }
     }
 

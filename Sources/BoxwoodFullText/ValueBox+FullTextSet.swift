@@ -38,7 +38,9 @@ extension ValueBox {
             try pending.flush(into: self)
             try removeFullTextDocument(tables, previous, itemKey: itemKey, secure: false)
         }
-        let docId = try nextFullTextDocId(tables)
+        let docId: UInt64
+        if let next = pending.nextDocId { docId = next } else { docId = try nextFullTextDocId(tables) }
+        pending.nextDocId = docId + 1
         let docKey = FullTextKeys.document(docId)
         let record = ByteBuffer(capacity: 256)
         FullTextDocument.encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
