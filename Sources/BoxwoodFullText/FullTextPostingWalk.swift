@@ -21,8 +21,6 @@ struct FullTextPostingWalk {
     /// The positions read, back to back, and where each entry ends (aligned with `docIds`).
     private var valueBytes: [UInt8] = []
     private var valueEnds: [Int] = []
-    /// Entry indices in ascending docId order, for a walk whose keys do not come in docId order.
-    private var byDocId: [Int]? = nil
 
     init(table: ValueBoxTable, prefix: [UInt8], ordered: Bool, hasPositions: Bool, keepsValues: Bool = false) {
         self.table = table
@@ -64,35 +62,10 @@ struct FullTextPostingWalk {
         if let last { resume = last } else { isComplete = true }
     }
 
-    /// Makes `positions(of:)` usable (a complete walk that keeps values).
-    mutating func prepareLookup() {
-        if !ordered && byDocId == nil {
-            byDocId = docIds.indices.sorted { docIds[$0] < docIds[$1] }
-        }
-    }
-
-    /// Replaces `result` with the positions stored for `docId`, ascending (merged over every token of a prefix
-    /// walk); empty when the walk has no entry for it. Needs `prepareLookup()` first.
-    func positions(of docId: UInt64, into result: inout [Int32]) {
-        result.removeAll(keepingCapacity: true)
-        let count = docIds.count
-        @inline(__always) func entry(_ i: Int) -> Int { byDocId?[i] ?? i }
-        var low = 0, high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if docIds[entry(mid)] < docId { low = mid + 1 } else { high = mid }
-        }
-        var entries = 0
-        while low < count && docIds[entry(low)] == docId {
-            let e = entry(low)
-            let start = e == 0 ? 0 : valueEnds[e - 1]
-            valueBytes.withUnsafeBytes { all in
-                FullTextPositions.decode(UnsafeRawBufferPointer(rebasing: all[start..<valueEnds[e]]), appendingTo: &result)
-            }
-            entries += 1
-            low += 1
-        }
-        if entries > 1 { result.sort() }
+    /// The positions the walk kept, looked up by docId (a complete walk that keeps values).
+    func positionLookup() -> FullTextPositionLookup {
+        FullTextPositionLookup(docIds: docIds, valueBytes: valueBytes, valueEnds: valueEnds,
+                               byDocId: ordered ? nil : docIds.indices.sorted { docIds[$0] < docIds[$1] })
     }
 
     /// The distinct ids read, descending (complete walks only).
@@ -124,4 +97,64 @@ func intersectDescending(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
         }
     }
     return result
+}
+
+/// The positions a complete posting walk kept, by docId: a class, so that the per-candidate lookups of a phrase
+/// check share it instead of copying a walk's arrays.
+final class FullTextPositionLookup {
+    private let docIds: [UInt64]
+    private let valueBytes: [UInt8]
+    private let valueEnds: [Int]
+    /// Entry indices in ascending docId order, for a walk whose entries do not come in docId order.
+    private let byDocId: [Int]?
+
+    init(docIds: [UInt64], valueBytes: [UInt8], valueEnds: [Int], byDocId: [Int]?) {
+        self.docIds = docIds
+        self.valueBytes = valueBytes
+        self.valueEnds = valueEnds
+        self.byDocId = byDocId
+        hint = docIds.count
+    }
+
+    /// Where the previous lookup's search ended: lookups come in descending docId order (the candidates'), so
+    /// each one searches below it, galloping down from there instead of over the whole list.
+    @exclusivity(unchecked) private var hint: Int
+
+    /// Replaces `result` with the positions stored for `docId`, ascending (merged over every token of a prefix
+    /// walk); empty when the walk has no entry for it. Fastest when called with descending docIds (any order
+    /// is correct).
+    func positions(of docId: UInt64, into result: inout [Int32]) {
+        result.removeAll(keepingCapacity: true)
+        let count = docIds.count
+        docIds.withUnsafeBufferPointer { docIds in
+            valueBytes.withUnsafeBytes { all in
+                @inline(__always) func entry(_ i: Int) -> Int { byDocId?[i] ?? i }
+                @inline(__always) func below(_ i: Int) -> Bool { docIds[entry(i)] < docId }
+                // The first index whose docId is not below `docId`, in `low..<high`.
+                var high = min(hint, count)
+                if high < count && below(high) { high = count }  // not descending: search everything
+                var low = 0
+                var step = 1
+                while high - step > 0 && !below(high - step) {
+                    high -= step
+                    step *= 2
+                }
+                low = max(0, high - step)
+                while low < high {
+                    let mid = (low + high) / 2
+                    if below(mid) { low = mid + 1 } else { high = mid }
+                }
+                hint = low + 1
+                var entries = 0
+                while low < count && docIds[entry(low)] == docId {
+                    let e = entry(low)
+                    let start = e == 0 ? 0 : valueEnds[e - 1]
+                    FullTextPositions.decode(UnsafeRawBufferPointer(rebasing: all[start..<valueEnds[e]]), appendingTo: &result)
+                    entries += 1
+                    low += 1
+                }
+                if entries > 1 { result.sort() }
+            }
+        }
+    }
 }

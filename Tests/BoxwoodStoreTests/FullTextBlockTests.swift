@@ -201,4 +201,27 @@ extension ValueBox {
             }
         }
     }
+
+    /// Phrase checks look positions up in descending docId order (galloping from the previous lookup); any
+    /// other order must give the same answers.
+    @Test func positionLookupsInAnyOrder() {
+        let docIds: [UInt64] = [2, 3, 5, 8, 13, 21, 34]
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        for docId in docIds {
+            bytes.append(UInt8(docId % 7))       // one position each: docId mod 7
+            ends.append(bytes.count)
+        }
+        var rng = SplitMix64(seed: 7)
+        for round in 0..<50 {
+            let lookup = FullTextPositionLookup(docIds: docIds, valueBytes: bytes, valueEnds: ends, byDocId: nil)
+            var queries = (0...40).map { UInt64($0) }
+            if round > 0 { for i in queries.indices.reversed() { queries.swapAt(i, rng.below(i + 1)) } } else { queries.reverse() }
+            var positions: [Int32] = []
+            for docId in queries {
+                lookup.positions(of: docId, into: &positions)
+                #expect(positions == (docIds.contains(docId) ? [Int32(docId % 7)] : []), "docId \(docId), round \(round)")
+            }
+        }
+    }
 }
