@@ -113,9 +113,23 @@ final class FullTextPendingLists: TransactionBuffer {
         nextDocId = nil
     }
 
+    /// The error of a flush that failed part way: some lists got their entries and the rest are lost, so every
+    /// later flush (the commit's included) throws it again; only an abort gets rid of the transaction.
+    @exclusivity(unchecked) private var failure: BoxwoodError? = nil
+
     /// Writes every buffered entry into its list (one `appendToFullTextList` per list, in key order) and
     /// empties the buffer.
     func flush(into box: ValueBox) throws(BoxwoodError) {
+        if let failure { throw failure }
+        do {
+            try write(into: box)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func write(into box: ValueBox) throws(BoxwoodError) {
         if entries.isEmpty { return }
         let keys = keyBytes, lists = self.lists, entries = self.entries, positions = positionBytes
         let nextDocId = self.nextDocId

@@ -197,6 +197,9 @@ extension ValueBox {
                 try box.begin()
                 expectError("corrupted") { try box.fullTextRemove(ft, itemId: "b", secure: false) }
                 expectError("corrupted") { try box.fullTextSet(ft, collectionId: "p1", itemId: "c", contents: "hello", tags: "") ; try box.commit() }
+                // The failed flush wrote some lists and lost the rest: committing again must not succeed.
+                expectError("corrupted") { try box.commit() }
+                #expect(box.isInTransaction)
                 box.abort()
             }
         }

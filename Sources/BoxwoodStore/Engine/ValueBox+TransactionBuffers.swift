@@ -25,17 +25,19 @@ extension ValueBox {
         transactionBuffers[id] = buffer
     }
 
-    /// Flushes and forgets the buffer registered under `id`, if any (a layer that must read its own
-    /// buffered writes through the engine calls this first).
+    /// Flushes the buffer registered under `id`, if any, and forgets it once the flush succeeded (a buffer whose
+    /// flush threw stays registered, so that a later `commit()` flushes it again and throws again rather than
+    /// commit without its writes).
     @_spi(EngineTables)
     public func flushTransactionBuffer(_ id: Int64) throws(BoxwoodError) {
-        guard let buffer = transactionBuffers.removeValue(forKey: id) else { return }
+        guard let buffer = transactionBuffers[id] else { return }
         try buffer.flush(into: self)
+        transactionBuffers[id] = nil
     }
 
     /// Flushes every buffer, in id order (called by `commit()` before the WAL record is written).
     func flushTransactionBuffers() throws(BoxwoodError) {
-        while let id = transactionBuffers.keys.min() {
+        for id in transactionBuffers.keys.sorted() {
             try flushTransactionBuffer(id)
         }
     }
