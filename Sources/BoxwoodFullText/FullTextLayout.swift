@@ -37,10 +37,13 @@ extension ValueBox {
         if hasDocuments {
             throw .fullTextLayoutMismatch(path: path, id: tables.id, found: FullTextLayout.unversioned, supported: FullTextLayout.current)
         }
-        if forWriting {
-            var value = [UInt8](repeating: 0, count: 4)
-            value.withUnsafeMutableBytes { $0.storeBytes(of: FullTextLayout.current.bigEndian, as: UInt32.self) }
-            try withBytes(value) { (bytes) throws(BoxwoodError) in try set(tables.meta, key: FullTextLayout.key, bytes: bytes) }
-        }
+        if forWriting { try recordFullTextLayout(tables) }
+    }
+
+    /// Writes the layout entry of the current layout (for an empty index).
+    func recordFullTextLayout(_ tables: FullTextTables) throws(BoxwoodError) {
+        var value = [UInt8](repeating: 0, count: 4)
+        value.withUnsafeMutableBytes { $0.storeBytes(of: FullTextLayout.current.bigEndian, as: UInt32.self) }
+        try withBytes(value) { (bytes) throws(BoxwoodError) in try set(tables.meta, key: FullTextLayout.key, bytes: bytes) }
     }
 }

@@ -176,6 +176,16 @@ extension ValueBox {
             try box.commit()
             let newer = expectError("fullTextLayoutMismatch") { _ = try match(box, "hello") }
             #expect(newer == .fullTextLayoutMismatch(path: path, id: 41, found: 3, supported: 2))
+
+            // Reset in a transaction that already wrote to the (rebuilt) index: the index stays readable after it.
+            try box.begin()
+            try box.fullTextReset(ft)
+            try box.fullTextSet(ft, collectionId: "p1", itemId: "b", contents: "hello there", tags: "")
+            try box.fullTextReset(ft)
+            try box.fullTextSet(ft, collectionId: "p1", itemId: "c", contents: "hello again", tags: "")
+            try box.commit()
+            #expect(try match(box, "hello") == ["c"])
+            #expect(try match(box, "there").isEmpty)
         }
     }
 
