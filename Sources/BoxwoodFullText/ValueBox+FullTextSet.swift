@@ -63,6 +63,8 @@ extension ValueBox {
         let positions = ByteBuffer(capacity: 64)
         for term in distinct {
             let length = term.token.count
+            // A token is never empty (`TokenList.finishToken`), so `list.bytes` is not either and both buffers
+            // (memory of this call, not bytes read from disk) have an address.
             prefix.withUnsafeMutableBytes { prefix in
                 list.bytes.withUnsafeBytes { all in
                     prefix.baseAddress!.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
