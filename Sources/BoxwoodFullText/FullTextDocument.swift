@@ -39,21 +39,22 @@ struct FullTextDocumentView {
     let bytes: UnsafeRawBufferPointer
     let collection: UnsafeRawBufferPointer
     let item: UnsafeRawBufferPointer
-    /// The distinct tag tokens, ascending.
+    /// The distinct tag tokens, ascending (parsed with `needTerms` only).
     private(set) var tags: [UnsafeRawBufferPointer] = []
-    /// The distinct content tokens, ascending, with the offset and count of their encoded positions.
+    /// The distinct content tokens, ascending, with the offset and count of their encoded positions (parsed
+    /// with `needTerms` only).
     private(set) var terms: [(token: UnsafeRawBufferPointer, positions: Int, count: Int)] = []
 
-    /// Parses a record; nil when it is malformed.
+    /// Parses a record (its ids only, unless `needTerms`); nil when it is malformed.
     init?(_ bytes: UnsafeRawBufferPointer, needTerms: Bool) {
         self.bytes = bytes
         do throws(ByteReadError) {
             var reader = ByteReader(bytes)
             collection = try Self.field(&reader)
             item = try Self.field(&reader)
+            guard needTerms else { return }
             let tagCount = try Self.count(&reader)
             for _ in 0..<tagCount { tags.append(try Self.field(&reader)) }
-            guard needTerms else { return }
             let termCount = try Self.count(&reader)
             terms.reserveCapacity(termCount)
             for _ in 0..<termCount {

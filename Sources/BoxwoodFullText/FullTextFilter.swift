@@ -31,16 +31,16 @@ struct FullTextFilter {
                 }
                 index[prefix] = walks.count
                 indices.append(walks.count)
-                walks.append(FullTextPostingWalk(table: tables.postings, prefix: prefix, ordered: exact,
+                walks.append(FullTextPostingWalk(table: tables.postings, prefix: prefix, ordered: exact, hasPositions: true,
                                                  keepsValues: phraseTokens.contains(prefix)))
             }
             if indices.count > 1 { phraseWalks.append(indices) }
         }
         if let collection {
-            walks.append(FullTextPostingWalk(table: tables.collections, prefix: FullTextKeys.collectionPrefix(collection), ordered: true))
+            walks.append(FullTextPostingWalk(table: tables.collections, prefix: FullTextKeys.collectionPrefix(collection), ordered: true, hasPositions: false))
         }
         for tag in tags {
-            walks.append(FullTextPostingWalk(table: tables.tags, prefix: FullTextKeys.tokenPrefix(tag, exact: true), ordered: true))
+            walks.append(FullTextPostingWalk(table: tables.tags, prefix: FullTextKeys.tokenPrefix(tag, exact: true), ordered: true, hasPositions: false))
         }
         return (walks, phraseWalks)
     }

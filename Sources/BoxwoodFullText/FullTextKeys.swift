@@ -1,6 +1,7 @@
 import BoxwoodStore
 /// The keys of the full-text engine tables (layouts in `docs/full-text-index.md`). Document ids are 8-byte
-/// big-endian integers, so keys that share a prefix sort by document id.
+/// big-endian integers, so keys that share a prefix sort by document id. A posting list (postings, tags,
+/// collections) is the blocks under one list prefix, keyed `list prefix ‖ first docId` (`FullTextPostingBlock`).
 enum FullTextKeys {
     /// The longest collection id accepted, in UTF-8 bytes (its key adds a 2-byte length and a document id).
     static let maxCollectionBytes = ValueBox.maxKeySize - 10
@@ -12,31 +13,15 @@ enum FullTextKeys {
         return key
     }
 
-    /// `postings` and `tags` key: `token ‖ 0x00 ‖ docId`.
-    static func token(_ token: UnsafeRawBufferPointer, _ docId: UInt64) -> ValueBoxKey {
-        var key = ValueBoxKey(length: token.count + 9)
-        key.setBytes(0, token)
-        key.setUInt64(token.count + 1, value: docId)
-        return key
-    }
-
-    /// `postings`/`tags` range prefix of one token: `token ‖ 0x00` (exact) or `token` (prefix search).
+    /// `postings`/`tags` list prefix of one token: `token ‖ 0x00` (exact) or `token` (prefix search: the lists of
+    /// every token starting with it).
     static func tokenPrefix(_ token: [UInt8], exact: Bool) -> [UInt8] {
         exact ? token + [0] : token
     }
 
-    /// `collections` range prefix: `u16 big-endian length ‖ collectionId`.
+    /// `collections` list prefix: `u16 big-endian length ‖ collectionId`.
     static func collectionPrefix(_ collection: [UInt8]) -> [UInt8] {
         [UInt8(truncatingIfNeeded: collection.count >> 8), UInt8(truncatingIfNeeded: collection.count)] + collection
-    }
-
-    /// `collections` key: `u16 length ‖ collectionId ‖ docId`.
-    static func collection(_ collection: [UInt8], _ docId: UInt64) -> ValueBoxKey {
-        let prefix = collectionPrefix(collection)
-        var key = ValueBoxKey(length: prefix.count + 8)
-        prefix.withUnsafeBytes { key.setBytes(0, $0) }
-        key.setUInt64(prefix.count, value: docId)
-        return key
     }
 
     /// The document id in the last 8 bytes of a key (0 for a key shorter than 8 bytes).

@@ -1,4 +1,4 @@
-import BoxwoodStore
+@_spi(EngineTables) import BoxwoodStore
 /// Querying.
 extension ValueBox {
     /// Finds the items of a full-text table that match `query`, newest first.
@@ -33,7 +33,12 @@ extension ValueBox {
     func fullTextMatch(_ table: ValueBoxFullTextTable, collectionId: String?, query: String, tags: String?, firstRound: Int,
                        denseSpan: UInt64, values: (_ collectionId: String, _ itemId: String) -> Bool) throws(BoxwoodError) {
         let tables = try FullTextTables(table)
+        // The transaction's buffered entries go to the lists first, so that the query sees its own writes (the
+        // buffer's existence also says the layout was checked in this transaction).
+        let pending = transactionBuffer(tables.bufferId) as? FullTextPendingLists
+        try pending?.flush(into: self)
         try withSnapshot { () throws(BoxwoodError) in
+            if pending == nil { try checkFullTextLayout(tables, forWriting: false) }
             try match(tables, collectionId: collectionId, query: query, tags: tags, firstRound: firstRound, denseSpan: denseSpan, values: values)
         }
     }
@@ -71,14 +76,19 @@ extension ValueBox {
         // With every list complete, phrases are checked on the positions the posting walks kept; otherwise every
         // condition is checked on the candidates' records.
         if !incomplete && !phraseWalks.isEmpty {
-            for indices in phraseWalks { for i in indices { walks[i].prepareLookup() } }
             var lists = [[Int32]](repeating: [], count: phraseWalks.map(\.count).max()!)  // `phraseWalks` is not empty
-            candidates = candidates.filter { docId in
-                phraseWalks.allSatisfy { indices in
-                    for (j, i) in indices.enumerated() { walks[i].positions(of: docId, into: &lists[j]) }
-                    return FullTextPositions.phraseMatches(lists, count: indices.count)
+            let phrases = phraseWalks.map { $0.map { walks[$0].positionLookup() } }
+            var kept: [UInt64] = []
+            kept.reserveCapacity(candidates.count)
+            for docId in candidates {
+                var matches = true
+                for phrase in phrases {
+                    for j in phrase.indices { phrase[j].positions(of: docId, into: &lists[j]) }
+                    if !FullTextPositions.phraseMatches(lists, count: phrase.count) { matches = false; break }
                 }
+                if matches { kept.append(docId) }
             }
+            candidates = kept
         }
         let checkRecords = incomplete
         try emitMatches(tables, candidates, filter: filter, checkRecords: checkRecords, denseSpan: max(1, denseSpan), values)

@@ -15,26 +15,33 @@ extension ValueBox {
         let item = Array(itemId.utf8)
         guard item.count <= ValueBox.maxKeySize else { return }  // fullTextSet never indexes such an item
         let itemKey = ValueBoxKey(item)
+        let pending = try fullTextPending(tables)
         guard let docId = try fullTextDocId(tables, itemKey) else { return }
+        try pending.flush(into: self)  // the lists must hold every entry of the document
         try removeFullTextDocument(tables, docId, itemKey: itemKey, secure: secure)
     }
 
-    /// Removes every entry of document `docId`, and the item entry `itemKey`.
+    /// Removes every entry of document `docId` (its lists' entries must all be in their blocks, not buffered),
+    /// and the item entry `itemKey`.
     func removeFullTextDocument(_ tables: FullTextTables, _ docId: UInt64, itemKey: ValueBoxKey, secure: Bool) throws(BoxwoodError) {
         let docKey = FullTextKeys.document(docId)
-        var keys: [(ValueBoxTable, ValueBoxKey)] = []
+        var lists: [(part: FullTextPart, prefix: [UInt8])] = []
         let parsed = try withValue(tables.documents, key: docKey) { bytes -> Bool in
             guard let view = FullTextDocumentView(bytes, needTerms: true) else { return false }
-            keys.reserveCapacity(view.terms.count + view.tags.count + 1)
-            for term in view.terms { keys.append((tables.postings, FullTextKeys.token(term.token, docId))) }
-            for tag in view.tags { keys.append((tables.tags, FullTextKeys.token(tag, docId))) }
-            keys.append((tables.collections, FullTextKeys.collection(Array(view.collection), docId)))
+            lists.reserveCapacity(view.terms.count + view.tags.count + 1)
+            for term in view.terms { lists.append((.postings, Array(term.token) + [0])) }
+            for tag in view.tags { lists.append((.tags, Array(tag) + [0])) }
+            lists.append((.collections, FullTextKeys.collectionPrefix(Array(view.collection))))
             return true
         }
         if parsed == false {
             throw .corrupted(file: path, page: nil, reason: "full-text document \(docId) of table \(tables.documents.id) is malformed")
         }
-        for (table, key) in keys { try remove(table, key: key, secure: secure) }
+        for list in lists {
+            try withBytes(list.prefix) { (prefix) throws(BoxwoodError) in
+                try removeFromFullTextList(tables.table(list.part), prefix: prefix, hasPositions: list.part == .postings, docId: docId, secure: secure)
+            }
+        }
         try remove(tables.documents, key: docKey, secure: secure)
         try remove(tables.items, key: itemKey, secure: secure)
     }

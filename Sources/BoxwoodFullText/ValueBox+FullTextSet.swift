@@ -30,43 +30,51 @@ extension ValueBox {
         let terms = contentTokens.distinctTokens()
         let distinctTags = tagTokens.distinctTokens()
 
+        let pending = try fullTextPending(tables)
         let itemKey = ValueBoxKey(item)
         if let previous = try fullTextDocId(tables, itemKey) {
+            // Removal edits the lists' blocks: the buffered entries go there first (and the buffer's
+            // invariant, docIds above every block's, holds for the id chosen below).
+            try pending.flush(into: self)
             try removeFullTextDocument(tables, previous, itemKey: itemKey, secure: false)
         }
-        let docId = try nextFullTextDocId(tables)
+        let docId: UInt64
+        if let next = pending.nextDocId { docId = next } else { docId = try nextFullTextDocId(tables) }
+        pending.nextDocId = docId + 1
         let docKey = FullTextKeys.document(docId)
         let record = ByteBuffer(capacity: 256)
         FullTextDocument.encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
                                 contents: contentTokens, terms: terms, into: record)
-        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         try record.withBytes { (bytes) throws(BoxwoodError) in try set(tables.documents, key: docKey, bytes: bytes) }
         try docKey.withUnsafeBytes { bytes in Result { () throws(BoxwoodError) in try set(tables.items, key: itemKey, bytes: bytes) } }.get()
-        try set(tables.collections, key: FullTextKeys.collection(collection, docId), bytes: empty)
-        try putTokenKeys(tables.tags, tagTokens, distinctTags, docId, withPositions: false)
-        try putTokenKeys(tables.postings, contentTokens, terms, docId, withPositions: true)
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        FullTextKeys.collectionPrefix(collection).withUnsafeBytes { pending.add(.collections, prefix: $0, docId: docId, positions: none) }
+        bufferTokenEntries(pending, .tags, tagTokens, distinctTags, docId)
+        bufferTokenEntries(pending, .postings, contentTokens, terms, docId)
+        if pending.isLarge { try pending.flush(into: self) }
     }
 
-    /// Inserts `token ‖ 0x00 ‖ docId` → the token's positions (or nothing) for each distinct token, with one
-    /// scratch key instead of a `ValueBoxKey` per token.
-    private func putTokenKeys(_ table: ValueBoxTable, _ list: TokenList, _ distinct: [(token: Range<Int>, positions: [Int32])],
-                              _ docId: UInt64, withPositions: Bool) throws(BoxwoodError) {
+    /// Buffers the entry of `docId` in the list of each distinct token (`token ‖ 0x00`), with its positions
+    /// for content postings.
+    private func bufferTokenEntries(_ pending: FullTextPendingLists, _ part: FullTextPart, _ list: TokenList,
+                                    _ distinct: [(token: Range<Int>, positions: [Int32])], _ docId: UInt64) {
         if distinct.isEmpty { return }
-        let key = UnsafeMutableRawPointer.allocate(byteCount: FullTextTokenizer.maxTokenBytes + 9, alignment: 8)
-        defer { key.deallocate() }
-        let value = ByteBuffer(capacity: 256)
-        try withBytes(list.bytes) { (all) throws(BoxwoodError) in
-            for term in distinct {
-                let length = term.token.count
-                // A token is never empty (`TokenList.finishToken`), so `all` is not either and has an address.
-                key.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
-                key.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
-                key.storeBytes(of: docId.bigEndian, toByteOffset: length + 1, as: UInt64.self)
-                value.reset()
-                if withPositions { FullTextPositions.encode(term.positions, into: value) }
-                try value.withBytes { (bytes) throws(BoxwoodError) in
-                    try set(table, keyBytes: UnsafeRawBufferPointer(start: key, count: length + 9), bytes: bytes)
+        var prefix = [UInt8](repeating: 0, count: FullTextTokenizer.maxTokenBytes + 1)
+        let positions = ByteBuffer(capacity: 64)
+        for term in distinct {
+            let length = term.token.count
+            // A token is never empty (`TokenList.finishToken`), so `list.bytes` is not either and both buffers
+            // (memory of this call, not bytes read from disk) have an address.
+            prefix.withUnsafeMutableBytes { prefix in
+                list.bytes.withUnsafeBytes { all in
+                    prefix.baseAddress!.copyMemory(from: all.baseAddress! + term.token.lowerBound, byteCount: length)
                 }
+                prefix[length] = 0
+            }
+            positions.reset()
+            if part == .postings { FullTextPositions.encode(term.positions, into: positions) }
+            prefix.withUnsafeBytes { prefix in
+                pending.add(part, prefix: UnsafeRawBufferPointer(rebasing: prefix[0...length]), docId: docId, positions: positions.bytes)
             }
         }
     }

@@ -22,18 +22,20 @@ public struct ValueBoxFullTextTable: Sendable, Hashable {
     }
 }
 
-/// The engine tables of one full-text table (`k` of the id formula).
+/// The engine tables of one full-text table (`k` of the id formula). Layout 2 (see `FullTextLayout`).
 enum FullTextPart: Int32, CaseIterable {
-    /// `token ‖ 0x00 ‖ docId` → empty: which documents contain a token.
+    /// `token ‖ 0x00 ‖ first docId` → a block of the token's postings (docIds and positions).
     case postings = 0
     /// `docId` → the document record (collection, item, tags, tokens with positions).
     case documents = 1
     /// `itemId` → `docId`.
     case items = 2
-    /// `u16 length ‖ collectionId ‖ docId` → empty: the documents of a collection.
+    /// `u16 length ‖ collectionId ‖ first docId` → a block of the collection's docIds.
     case collections = 3
-    /// `tagToken ‖ 0x00 ‖ docId` → empty: the documents carrying a tag.
+    /// `tagToken ‖ 0x00 ‖ first docId` → a block of the docIds carrying the tag.
     case tags = 4
+    /// `layout` → the layout version (4 bytes BE).
+    case meta = 5
 }
 
 /// The engine tables of a validated full-text table.
@@ -43,6 +45,24 @@ struct FullTextTables {
     let items: ValueBoxTable
     let collections: ValueBoxTable
     let tags: ValueBoxTable
+    let meta: ValueBoxTable
+    /// The full-text table id.
+    let id: Int32
+
+    /// The engine table of `part`.
+    func table(_ part: FullTextPart) -> ValueBoxTable {
+        switch part {
+        case .postings: return postings
+        case .documents: return documents
+        case .items: return items
+        case .collections: return collections
+        case .tags: return tags
+        case .meta: return meta
+        }
+    }
+
+    /// The id of the index's transaction buffer (``ValueBox/transactionBuffer(_:)``).
+    var bufferId: Int64 { Int64(id) }
 
     init(_ table: ValueBoxFullTextTable) throws(BoxwoodError) {
         guard table.id >= 0 && table.id < ValueBoxFullTextTable.idLimit else { throw .invalidFullTextTable(id: table.id) }
@@ -54,5 +74,7 @@ struct FullTextTables {
         items = engineTable(.items)
         collections = engineTable(.collections)
         tags = engineTable(.tags)
+        meta = engineTable(.meta)
+        id = table.id
     }
 }

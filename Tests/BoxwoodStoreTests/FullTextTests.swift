@@ -22,7 +22,8 @@ import Foundation
     /// Every key and value of the engine tables behind full-text tables (negative ids).
     private func internalBytes(_ box: ValueBox) throws -> [[UInt8]] {
         var out: [[UInt8]] = []
-        for table in try box.allTables() where table.id < 0 {
+        let meta = try FullTextTables(ft).meta.id  // the layout entry holds no text
+        for table in try box.allTables() where table.id < 0 && table.id != meta {
             for (key, value) in try box.allEntries(table) { out.append(key); out.append(value) }
         }
         return out

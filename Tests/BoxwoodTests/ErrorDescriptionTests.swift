@@ -44,6 +44,7 @@ struct ErrorDescriptionTests {
             .outOfBounds(offset: 10, length: 20, valueLength: 12),
             .readOnly(path: database),
             .invalidFullTextTable(id: -1),
+            .fullTextLayoutMismatch(path: database, id: 41, found: 1, supported: 2),
             .reservedTableId(id: -3),
             .symbolicLink(path: database + "/data"),
             .compactionFileBlocked(path: database + "/data.compact"),
@@ -61,7 +62,7 @@ struct ErrorDescriptionTests {
         switch error {
         case let .notABoxwoodDatabase(path, _), let .unsupportedFormatVersion(path, _, _), let .io(_, path, _),
              let .incompatibleLockScheme(path), let .suspended(path), let .readOnly(path), let .symbolicLink(path),
-             let .compactionFileBlocked(path), let .destinationExists(path):
+             let .compactionFileBlocked(path), let .destinationExists(path), let .fullTextLayoutMismatch(path, _, _, _):
             return path
         case let .checksumMismatch(file, _, _), let .corrupted(file, _, _):
             return file

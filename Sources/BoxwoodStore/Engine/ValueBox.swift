@@ -49,6 +49,8 @@ public final class ValueBox {
     @exclusivity(unchecked) var transaction: OpenTransaction?
     /// The open write transaction's WAL record.
     let record = TransactionRecord()
+    /// Writes that layers above the engine keep in memory until `commit()` (see `ValueBox+TransactionBuffers.swift`).
+    @exclusivity(unchecked) var transactionBuffers: [Int64: any TransactionBuffer] = [:]
     /// Set after a failed write or sync: the in-memory state can no longer be trusted to match the files.
     /// The next call recovers (see `ValueBox+Recovery.swift`) before doing anything else. The writer lock
     /// stays held until then.
@@ -225,6 +227,7 @@ public final class ValueBox {
     public func commit() throws(BoxwoodError) {
         try checkUsable()
         guard transaction != nil else { throw .noActiveTransaction }
+        if !transactionBuffers.isEmpty { try flushTransactionBuffers() }
         if record.operationCount == 0 {
             pager.commitTransaction()
             endTransaction()
@@ -283,11 +286,13 @@ public final class ValueBox {
         if let transaction { state = transaction.base }
         pager.abortTransaction()
         record.clear()
+        transactionBuffers.removeAll()
     }
 
     /// Leaves the transaction: releases the writer lock (unless a failure keeps it) or the read pin.
     func endTransaction() {
         transaction = nil
+        transactionBuffers.removeAll()
         versionAtLastTransaction = state.version
         if !isPinned { trimDecryptedPagesIfNeeded() }
         if options.readOnly { unpinSnapshot() } else if failure == nil { unlockWriter() }

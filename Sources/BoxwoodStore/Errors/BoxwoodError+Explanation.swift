@@ -119,6 +119,10 @@ extension BoxwoodError {
                                place: Self.databaseDirectory(of: path))
         case let .cryptographyFailed(operation, reason):
             return Explanation(problem: "\(operation) failed in the cryptography library: \(reason)")
+        case let .fullTextLayoutMismatch(path, id, found, supported):
+            return Explanation(
+                problem: "full-text table \(id) was written in on-disk layout \(found); this version reads layout \(supported) only, so its results would be wrong",
+                recoverySuggestion: "rebuild the index: fullTextReset clears it, then index the items again", place: path)
         case .keyTooLarge, .invalidInt64Key, .keyTypeMismatch, .noActiveTransaction, .transactionAlreadyActive, .closed,
              .transactionTooLarge, .outOfBounds, .invalidFullTextTable, .reservedTableId:
             // Programming errors: the description says what the caller did wrong, and no file is concerned.

@@ -44,6 +44,10 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly(path: String)
     /// A ``ValueBoxFullTextTable`` id outside `0..<ValueBoxFullTextTable.idLimit`.
     case invalidFullTextTable(id: Int32)
+    /// The full-text table `id` of the database at `path` was written in on-disk layout `found`, which this
+    /// version does not read (it reads layout `supported`). Its results would be wrong, so every call on it
+    /// throws; rebuild it: `fullTextReset` (module BoxwoodFullText) clears it, then index the items again.
+    case fullTextLayoutMismatch(path: String, id: Int32, found: UInt32, supported: UInt32)
     /// A ``ValueBoxTable`` id below zero: negative ids are reserved for the engine's own tables (the full-text
     /// index keeps its data there), so a caller's table could overwrite them.
     case reservedTableId(id: Int32)
@@ -117,6 +121,8 @@ public enum BoxwoodError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) is open read-only"
         case let .invalidFullTextTable(id):
             return "full-text table id \(id) is outside 0..<\(1 << 27)"   // ValueBoxFullTextTable.idLimit (BoxwoodFullText)
+        case let .fullTextLayoutMismatch(path, id, found, supported):
+            return "full-text table \(id) of \(path) has on-disk layout \(found), this version reads layout \(supported) only; rebuild the index (fullTextReset, then index the items again)"
         case let .reservedTableId(id):
             return "table id \(id) is reserved: negative table ids belong to the engine (use ids from 0 up)"
         case let .symbolicLink(path):

@@ -1,0 +1,141 @@
+import BoxwoodStore
+/// The value of one block of a posting list (a token's postings, a tag's or a collection's documents). The key is
+/// `list prefix ‖ first docId (8 bytes BE)`; the value holds the block's entries in ascending docId order:
+///
+///     entry 0:        [varint n, positions (n bytes)]                  its docId is the key's
+///     entry i > 0:    varint docId − previous docId (≥ 1), [varint n, positions (n bytes)]
+///
+/// The bracketed part exists in content postings only (`hasPositions`); positions are a token's positions in
+/// the document, encoded by `FullTextPositions` (the first, then deltas). Tags and collections have no
+/// positions, so a block of theirs is just the docId deltas, and a one-entry block is an empty value.
+///
+/// Invariant (kept by `FullTextPostingBlock.Builder` and by the list updates in
+/// `ValueBox+FullTextPostingLists.swift`): every docId of a list appears in exactly one block; blocks of a list
+/// do not overlap (each block's docIds lie between its key's docId and the next block's key's docId); a block's value
+/// stays within `maxBytes` unless its single entry alone is longer.
+enum FullTextPostingBlock {
+    /// Appending entries starts a new block once the value would exceed this many bytes. Small enough that
+    /// rewriting a list's last block on every commit that appends to it stays cheap; large enough that the key
+    /// (token, separator, docId) and the B+tree cell cost little per posting.
+    /// (A task-local value so that tests can make blocks tiny and exercise splits with few documents.)
+    @TaskLocal static var maxBytes = 240
+
+    /// The docId of a block key (its last 8 bytes).
+    static func firstDocId(ofKey key: UnsafeRawBufferPointer) -> UInt64 {
+        FullTextKeys.docId(atEndOf: key)
+    }
+
+    /// Reads a block's entries in order. `next()` returns false at the end; a malformed value throws.
+    struct Reader {
+        private var reader: ByteReader
+        private let hasPositions: Bool
+        private var started = false
+        /// The current entry's document id (valid after `next()` returned true).
+        private(set) var docId: UInt64
+        /// The current entry's encoded positions (empty without positions).
+        private(set) var positions = UnsafeRawBufferPointer(start: nil, count: 0)
+
+        init(firstDocId: UInt64, value: UnsafeRawBufferPointer, hasPositions: Bool) {
+            reader = ByteReader(value)
+            self.hasPositions = hasPositions
+            docId = firstDocId
+        }
+
+        /// Moves to the next entry; false when there is none.
+        mutating func next() throws(FullTextFormatError) -> Bool {
+            if started {
+                if reader.isAtEnd { return false }
+                guard let delta = try? reader.varint(), delta > 0, delta <= UInt64.max - docId else { throw .malformedBlock }
+                docId += delta
+            }
+            started = true
+            if hasPositions {
+                guard let length = try? reader.varint(), length > 0, length <= UInt64(reader.remaining),
+                      let bytes = try? reader.bytes(Int(length)) else { throw .malformedBlock }
+                positions = bytes
+            }
+            return true
+        }
+    }
+
+    /// Encodes entries (ascending docIds) into block values, starting a new block when one would exceed
+    /// `maxBytes`. `finish()` returns the blocks made.
+    struct Builder {
+        private let hasPositions: Bool
+        private let maxBytes: Int
+        /// The finished blocks: (first docId, value).
+        private(set) var blocks: [(firstDocId: UInt64, value: [UInt8])] = []
+        private var current: [UInt8] = []
+        private var currentFirst: UInt64 = 0
+        private var last: UInt64 = 0
+        private var isEmpty = true
+
+        init(hasPositions: Bool, maxBytes: Int = FullTextPostingBlock.maxBytes) {
+            self.hasPositions = hasPositions
+            self.maxBytes = maxBytes
+        }
+
+        /// Continues an existing block (the list's last one) whose entries end at docId `last`.
+        init(continuing value: UnsafeRawBufferPointer, firstDocId: UInt64, lastDocId: UInt64, hasPositions: Bool,
+             maxBytes: Int = FullTextPostingBlock.maxBytes) {
+            self.init(hasPositions: hasPositions, maxBytes: maxBytes)
+            current = Array(value)
+            currentFirst = firstDocId
+            last = lastDocId
+            isEmpty = false
+        }
+
+        /// Appends an entry; `docId` must be larger than the previous entry's.
+        mutating func append(_ docId: UInt64, positions: UnsafeRawBufferPointer) {
+            let size = (isEmpty ? 0 : varintSize(docId - last)) + (hasPositions ? varintSize(UInt64(positions.count)) + positions.count : 0)
+            if !isEmpty && current.count + size > maxBytes {
+                blocks.append((currentFirst, current))
+                current = []
+                isEmpty = true
+            }
+            if isEmpty {
+                currentFirst = docId
+                isEmpty = false
+            } else {
+                appendVarint(docId - last, to: &current)
+            }
+            if hasPositions {
+                appendVarint(UInt64(positions.count), to: &current)
+                current.append(contentsOf: positions)
+            }
+            last = docId
+        }
+
+        /// The blocks, the last one included (none when nothing was appended).
+        mutating func finish() -> [(firstDocId: UInt64, value: [UInt8])] {
+            if !isEmpty { blocks.append((currentFirst, current)) }
+            current = []
+            isEmpty = true
+            return blocks
+        }
+    }
+}
+
+/// Malformed bytes found in a full-text engine table (converted to `BoxwoodError.corrupted` at the API).
+enum FullTextFormatError: Error {
+    case malformedBlock
+}
+
+/// The number of bytes of `value` as an unsigned LEB128 varint.
+@inline(__always)
+func varintSize(_ value: UInt64) -> Int {
+    var v = value, n = 1
+    while v >= 0x80 { v >>= 7; n += 1 }
+    return n
+}
+
+/// Appends `value` as an unsigned LEB128 varint.
+@inline(__always)
+func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    var v = value
+    while v >= 0x80 {
+        bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+        v >>= 7
+    }
+    bytes.append(UInt8(truncatingIfNeeded: v))
+}
