@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "BoxwoodFuzzRegressionTests", dependencies: ["BoxwoodFuzzTargets", "BoxwoodTestSupport", "boxwood-fuzz"]),
         .testTarget(name: "BoxwoodStoreTests", dependencies: ["BoxwoodStore", "BoxwoodFullText", "BoxwoodStoreTesting", "BoxwoodCrashWorkload"]),
         .testTarget(name: "BoxwoodCLITests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodFullText", "Boxwood", "BoxwoodSync", "boxwood-sync-child"]),
-        .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "Boxwood", .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]),
+        .testTarget(name: "BoxwoodTests", dependencies: ["BoxwoodStore", "BoxwoodFullText", "Boxwood", .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]),
         .testTarget(name: "BoxwoodSyncSimulatorTests", dependencies: ["Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator"]),
         .testTarget(name: "BoxwoodSyncTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "Boxwood", "BoxwoodSync", "BoxwoodSyncSimulator", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"), "boxwood-sync-child", "boxwood-large-account"]),
         .testTarget(name: "BoxwoodCrashTests", dependencies: ["BoxwoodTestSupport", "BoxwoodStore", "BoxwoodCrashWorkload", "BoxwoodPlatform", .product(name: "SystemPackage", package: "swift-system"), "boxwood-crash-child", "boxwood-process-child"]),

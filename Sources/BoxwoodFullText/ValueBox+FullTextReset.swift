@@ -22,3 +22,21 @@ extension ValueBox {
         try recordFullTextLayout(tables)
     }
 }
+
+extension ValueBox {
+    /// Whether the index was written in another on-disk layout than this version reads (an older one: before
+    /// posting blocks) and must be rebuilt: cleared with ``fullTextReset(_:)`` and its items indexed again. An empty
+    /// index never needs it.
+    ///
+    /// Requires an open transaction (``begin()``, read-only is enough).
+    public func fullTextNeedsRebuild(_ table: ValueBoxFullTextTable) throws(BoxwoodError) -> Bool {
+        let tables = try FullTextTables(table)
+        do {
+            try checkFullTextLayout(tables, forWriting: false)
+            return false
+        } catch {
+            if case .fullTextLayoutMismatch = error { return true }
+            throw error
+        }
+    }
+}

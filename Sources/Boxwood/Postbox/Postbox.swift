@@ -265,6 +265,8 @@ public final class Postbox: @unchecked Sendable {
             if version != nil && !self.valueBox.options.readOnly {
                 try tx.postbox.tables.history.history.buildUnsentIndexIfNeeded()
                 try tx.postbox.tables.history.recountLegacyTotalUnreadStates()
+                // A text index of an older full-text layout is rebuilt once.
+                try tx.postbox.tables.history.history.rebuildTextIndexIfNeeded()
             }
             return version
         }

@@ -340,6 +340,40 @@ final class MessageHistoryTable: Table {
         try metadataTable.setUnsentIndexBuilt()
     }
 
+    /// Indexes the text of every stored message again when the text index was written in an older layout of the
+    /// engine's full-text index (``ValueBox/fullTextNeedsRebuild(_:)``): it is cleared and rebuilt in this transaction,
+    /// walking the history a page of keys at a time. Runs at each open of a writable database; costs one read when
+    /// the index is current.
+    func rebuildTextIndexIfNeeded() throws {
+        guard configuration.indexMessageText, let textIndexTable, try valueBox.fullTextNeedsRebuild(textIndexTable.table) else { return }
+        try valueBox.fullTextReset(textIndexTable.table)
+        var start = ValueBoxKey(length: 0)
+        let end = ValueBoxKey([UInt8](repeating: 0xFF, count: 21))
+        while true {
+            var page: [(MessageIndex, String, MessageTags)] = []
+            var last: ValueBoxKey?
+            var failure: Error?
+            try valueBox.range(table, start: start, end: end, values: { key, value in
+                last = key
+                guard key.length == 20 else { return true }
+                let index = MessageIndex(id: MessageId(peerId: PeerId(key.getInt64(0)), namespace: MessageId.Namespace(key.getInt32(8)), id: key.getInt32(16)),
+                                         timestamp: key.getInt32(12))
+                do {
+                    let fields = try self.decode(index, value)
+                    if !fields.text.isEmpty { page.append((index, fields.text, fields.tags)) }
+                } catch {
+                    failure = error
+                    return false
+                }
+                return true
+            }, limit: 1_000)
+            if let failure { throw failure }
+            for (index, text, tags) in page { try textIndexTable.add(id: index.id, text: text, tags: tags) }
+            guard let last else { return }
+            start = last
+        }
+    }
+
     // MARK: Reads
 
     /// The stored index of message `id`.
