@@ -40,6 +40,8 @@ extension Bench {
                 seed: seed, users: size.users, groups: size.groups, channels: size.channels, secretChats: 0, initialHistory: 1...3,
                 differenceSliceSize: 1_000, channelTooLongThreshold: Int32.max, faults: .none))
             var configuration = SyncConfiguration()
+            // The whole dialog list at the first sync: every chat is known when the catch-up starts.
+            configuration.dialogPagesAtReset = Int.max
             configuration.ptsTotalLimit = Int32.max
             configuration.channelDifferenceLimit = 1_000
             try makeDirectory(directory)

@@ -52,6 +52,14 @@ public struct SimulatedServerSnapshot: Hashable, Sendable {
     public var secretChatPartners: [PeerId: PeerId]
     /// The mutations applied (sendMessage/readHistory).
     public var appliedMutations: Set<ClientMutationId>
+    /// The pinned chats, in pin order (always in the first page of the dialog list).
+    public var pinnedPeers: [PeerId] = []
+
+    /// Where a chat stands in the dialog list (``ApiDialogsOffset``: its top message's date and id, then the peer).
+    public func dialogPosition(_ peerId: PeerId) -> ApiDialogsOffset {
+        let top = chatStates[peerId]?.messages.keys.max() ?? 0
+        return ApiDialogsOffset(date: chatStates[peerId]?.messages[top]?.date ?? 0, id: top, peerId: peerId)
+    }
 }
 
 extension ServerState {
@@ -68,6 +76,6 @@ extension ServerState {
             allPeers: ([accountPeerId] + otherUsers + groups + channels + secretChats).sorted(),
             chatStates: chatStates, channelPts: channelPts, channelLogStartPts: channelLogStartPts, users: users,
             chats: chatInfos, groupMembers: groupMembers, secretChatPartners: secretChatPartners,
-            appliedMutations: Set(mutationAnswers.keys))
+            appliedMutations: Set(mutationAnswers.keys), pinnedPeers: pinnedPeers.filter { chats[$0] != nil })
     }
 }

@@ -72,6 +72,8 @@ struct PagedResetTests {
     private static func configuration(pageSize: Int32) -> SyncConfiguration {
         var configuration = SyncConfiguration.fast
         configuration.dialogsPageSize = pageSize
+        // These tests are about the rebuild's pages: the whole list at once (the chat-list hole: ChatListHoleTests).
+        configuration.dialogPagesAtReset = Int.max
         return configuration
     }
 

@@ -148,6 +148,22 @@ extension Transaction {
         }
     }
 
+    /// The chats listed above `index` in a chat-list group (pinned chats included), in ascending list order, read
+    /// from the chat-list index alone: for example the chats above the group's topmost hole, those whose place in the
+    /// list is known.
+    public func getChatListIndices(groupId: PeerGroupId, above index: MessageIndex) throws -> [ChatListIndex] {
+        try history.chatList.laterEntries(groupId: groupId, index: ChatListIndex(pinningIndex: nil, messageIndex: index), count: 0)
+            .compactMap { entry in
+                if case let .message(listed, _) = entry, listed > ChatListIndex(pinningIndex: nil, messageIndex: index) { return listed }
+                return nil
+            }
+    }
+
+    /// The holes of a chat-list group, topmost first (read from the chat-list index alone).
+    public func getChatListHoles(groupId: PeerGroupId) throws -> [ChatListHole] {
+        try history.chatList.holes(groupId: groupId)
+    }
+
     public func addChatListHole(groupId: PeerGroupId, _ hole: ChatListHole) throws {
         try history.chatList.addHole(groupId: groupId, hole)
     }

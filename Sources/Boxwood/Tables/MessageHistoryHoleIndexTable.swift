@@ -180,20 +180,36 @@ final class MessageHistoryHoleIndexTable: Table {
 
     // MARK: Reads
 
+    /// The seed holes a peer whose history was never changed reads as (none stored yet: ``ensureInitialized(_:)``
+    /// writes them at its first change); nil once the peer is initialised. A read is no change, so a view of a chat
+    /// nothing was ever stored for shows its whole history as a hole, as it would after the first change.
+    private func uninitializedHoles(_ peerId: PeerId, _ namespace: MessageId.Namespace,
+                                    _ space: MessageHistoryHoleSpace) throws -> [ClosedRange<Int32>]? {
+        guard try !metadataTable.isPeerHistoryInitialized(peerId) else { return nil }
+        guard let tags = seedHoles[peerId.namespace]?[namespace] else { return [] }
+        switch space {
+        case .everywhere: return [MessageHistoryHoleRanges.validIds]
+        case let .tag(tag): return tags.contains(tag) ? [MessageHistoryHoleRanges.validIds] : []
+        }
+    }
+
     /// The holes of (peer, namespace, space), ascending.
     func holes(peerId: PeerId, namespace: MessageId.Namespace, space: MessageHistoryHoleSpace) throws -> [ClosedRange<MessageId.Id>] {
-        try ranges(peerId, namespace, space, upperAtLeast: 1)
+        if let seeded = try uninitializedHoles(peerId, namespace, space) { return seeded }
+        return try ranges(peerId, namespace, space, upperAtLeast: 1)
     }
 
     /// The holes of (peer, namespace, space) that overlap `range`, ascending (not clipped to it).
     func holes(peerId: PeerId, namespace: MessageId.Namespace, space: MessageHistoryHoleSpace, overlapping range: ClosedRange<MessageId.Id>) throws -> [ClosedRange<MessageId.Id>] {
         guard let range = MessageHistoryHoleRanges.clipped(range) else { return [] }
+        if let seeded = try uninitializedHoles(peerId, namespace, space) { return seeded.filter { $0.overlaps(range) } }
         return try ranges(peerId, namespace, space, upperAtLeast: range.lowerBound, while: { $0.lowerBound <= range.upperBound })
     }
 
     /// The hole of (peer, namespace, space) that contains `id`, if any.
     func containing(peerId: PeerId, namespace: MessageId.Namespace, space: MessageHistoryHoleSpace, id: MessageId.Id) throws -> ClosedRange<MessageId.Id>? {
         guard MessageHistoryHoleRanges.validIds.contains(id) else { return nil }
+        if let seeded = try uninitializedHoles(peerId, namespace, space) { return seeded.first { $0.contains(id) } }
         let first = try ranges(peerId, namespace, space, upperAtLeast: id, limit: 1)
         guard let hole = first.first, hole.lowerBound <= id else { return nil }
         return hole

@@ -16,6 +16,8 @@ public final class SyncClient: Sendable {
     public let postbox: Postbox
     public let manager: AccountStateManager
     public let holeFiller: MessageHistoryHoleFiller
+    /// Fills the chat list's hole while a chat-list view shows it.
+    public let chatListHoleFiller: ChatListHoleFiller
     public let outbound: OutboundQueue
     public let accountPeerId: PeerId
     /// Fences the engine's transactions once the client claimed the database.
@@ -73,6 +75,7 @@ public final class SyncClient: Sendable {
         try declareEncodable(ForwardMessagesOperation.self)
         try declareEncodable(SaveDraftOperation.self)
         try declareEncodable(ReadMentionsOperation.self)
+        try declareEncodable(SyncDialogListGeneration.self)
     }
 
     /// Opens (or creates) the database at `path` for the account.
@@ -96,6 +99,7 @@ public final class SyncClient: Sendable {
         self.fence = fence
         manager = AccountStateManager(store: fenced, transport: transport, accountPeerId: accountPeerId, configuration: configuration)
         holeFiller = MessageHistoryHoleFiller(postbox: postbox, store: fenced, manager: manager, transport: transport, configuration: configuration)
+        chatListHoleFiller = ChatListHoleFiller(postbox: postbox, manager: manager)
         outbound = OutboundQueue(postbox: postbox, store: fenced, manager: manager, transport: transport)
     }
 
@@ -123,6 +127,7 @@ public final class SyncClient: Sendable {
         }
         await manager.start()
         await holeFiller.start()
+        await chatListHoleFiller.start()
         await outbound.start()
     }
 
@@ -140,6 +145,7 @@ public final class SyncClient: Sendable {
     private func lostMastership(to holder: MasterClientState) async {
         await outbound.stop()
         await holeFiller.stop()
+        await chatListHoleFiller.stop()
         await manager.stop(lostMastershipTo: holder)
         fence.disarm()
     }
@@ -153,6 +159,7 @@ public final class SyncClient: Sendable {
     public func stopSyncing() async throws(SyncError) {
         await outbound.stop()
         await holeFiller.stop()
+        await chatListHoleFiller.stop()
         await manager.stop()
         guard fence.isArmed else { return }
         fence.disarm()
@@ -176,9 +183,10 @@ public final class SyncClient: Sendable {
         while quietChecks < 3 {
             await manager.waitUntilIdle()
             let fillerBusy = await holeFiller.isBusy
+            let listFillerBusy = await chatListHoleFiller.isBusy
             let outboundBusy = await outbound.isBusy
             let managerIdle = await manager.isIdle
-            let busy = fillerBusy || outboundBusy || !managerIdle
+            let busy = fillerBusy || listFillerBusy || outboundBusy || !managerIdle
             quietChecks = busy ? 0 : quietChecks + 1
             // Throws only when the caller's task is cancelled: the checks go on (they end once all is quiet).
             try? await Task.sleep(for: interval)

@@ -51,6 +51,12 @@ public struct LocalSyncState: Sendable {
     public let titledChats: [PeerId: SyncChat]
     /// Entries still waiting in the outbound queues.
     public let pendingOutbound: Int
+    /// The root chat list's holes, topmost first (the dialogs below the topmost are not known here).
+    public var chatListHoles: [ChatListHole] = []
+
+    /// The dialog-list offset below which dialogs are not known (the topmost chat-list hole's); nil when the whole
+    /// list is known.
+    public var chatListHoleOffset: ApiDialogsOffset? { chatListHoles.first.map(SyncChatListHoles.offset) }
 }
 
 /// Reads the sync layer's data back from a Postbox.
@@ -73,8 +79,10 @@ public enum SyncInspector {
                         SyncOperationLogTags.drafts, SyncOperationLogTags.readMentions] {
                 pending += try transaction.getMergedOperationLogEntries(tag: tag, fromIndex: 0, limit: Int(Int32.max)).count
             }
-            return LocalSyncState(cursor: try transaction.getState() as? SyncAccountState, chats: chats, users: users,
-                                  titledChats: titled, pendingOutbound: pending)
+            var state = LocalSyncState(cursor: try transaction.getState() as? SyncAccountState, chats: chats, users: users,
+                                       titledChats: titled, pendingOutbound: pending)
+            state.chatListHoles = try transaction.getChatListHoles(groupId: .root)
+            return state
         }
     }
 

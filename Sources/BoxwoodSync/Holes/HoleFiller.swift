@@ -151,21 +151,18 @@ public actor MessageHistoryHoleFiller {
                 guard let filled = page.filledRange(messages, peerId: entry.peerId) else { return }
                 let accountPeerId = manager.accountPeerId
                 let stored: Int
+                let news: [MessageId]
                 do throws(SyncStorageError) {
-                    stored = try await store.run(.fillHole) { [filter] transaction in
-                        if mentions {
-                            return try SyncMentions.fill(entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId,
-                                                         in: transaction)
-                        }
-                        if let filter {
-                            return try SyncStorage.fill(peerId: entry.peerId, range: filled, filter: filter, messages: messages,
-                                                        accountPeerId: accountPeerId, in: transaction)
-                        }
-                        return try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
+                    (stored, news) = try await store.run(.fillHole) { [filter] transaction in
+                        let news = try SyncStorage.unstoredNews(messages, peerId: entry.peerId, in: transaction)
+                        let stored = try Self.store(messages, filled: filled, entry: entry, filter: filter, mentions: mentions,
+                                                    accountPeerId: accountPeerId, in: transaction)
+                        return (stored, try SyncStorage.storedIds(news, in: transaction))
                     }
                 } catch {
                     throw .storage(error)
                 }
+                await manager.reportFetchedNews(news)
                 await manager.recordHoleFill(messages: stored)
             }
         } catch let .storage(failure) {
@@ -176,5 +173,18 @@ public actor MessageHistoryHoleFiller {
         inFlight.remove(key)
         completed[entry] = .now
         update(current)
+    }
+
+    /// Stores a fetched page of `entry`'s hole: the history, a media space or the unread mentions.
+    private static func store(_ messages: [ApiMessage], filled: ClosedRange<Int32>, entry: MessageHistoryHolesViewEntry, filter: ApiSearchFilter?,
+                              mentions: Bool, accountPeerId: PeerId, in transaction: Transaction) throws -> Int {
+        if mentions {
+            return try SyncMentions.fill(entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
+        }
+        if let filter {
+            return try SyncStorage.fill(peerId: entry.peerId, range: filled, filter: filter, messages: messages, accountPeerId: accountPeerId,
+                                        in: transaction)
+        }
+        return try SyncStorage.fill(peerId: entry.peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
     }
 }

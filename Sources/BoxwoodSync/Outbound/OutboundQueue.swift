@@ -168,6 +168,11 @@ public actor OutboundQueue {
             } else if let operation = contents as? ReadMentionsOperation {
                 stored = try await readMentions(operation, key: key)
             }
+            // A message sent to a chat below the chat list's hole moves it up: its dialog is fetched (a secret chat's
+            // send brings no update that would discover it).
+            if stored, contents is SendMessageOperation || contents is SendMediaOperation || contents is ForwardMessagesOperation {
+                try await manager.discoverIfUnknown(key.peerId)
+            }
             // Unknown contents (a newer app version): the entry is left.
         } catch let .rejected(operation, reason) {
             // A refusal the operation did not handle itself (a read position): the entry is given up.

@@ -89,8 +89,10 @@ extension AccountStateManager {
                 pts = newPts
             case let .tooLong(dialog, messages, chats, users):
                 statistics.channelTooLong += 1
-                if !users.isEmpty { branch.add(.mergeUsers(users, overwrite: false)) }
-                if !chats.isEmpty { branch.add(.mergeChats(chats, overwrite: false)) }
+                // Fetched now, like a page of dialogs: current (a chat below the chat list's hole may have missed a
+                // rename while the client was away).
+                if !users.isEmpty { branch.add(.mergeUsers(users, overwrite: true)) }
+                if !chats.isEmpty { branch.add(.mergeChats(chats, overwrite: true)) }
                 branch.add(.resetChat(dialog, messages: messages))
                 branch.setChannelPts(channelId, dialog.pts ?? pts)
                 return branch

@@ -35,6 +35,9 @@ extension AccountStateManager {
         var cursor: SyncAccountState?
         var moved = false
         var stored = Set<PeerId>()
+        var pages = 0
+        // Where the rest of the list starts when the rebuild stops before its end (the chat list's hole).
+        var holeOffset: ApiDialogsOffset?
         while true {
             let page = try await request("getDialogs") { [transport, offset] () async throws(SyncTransportError) in
                 try await transport.getDialogs(offset: offset, limit: limit)
@@ -50,15 +53,23 @@ extension AccountStateManager {
                 last = true
             }
             var batch = SyncMutableState(initialState: expected, state: pageState, storedAnswers: storedAnswers, writesCursor: false)
+            batch.startsDialogGeneration = true
             Self.add(page, pinned: offset == nil, to: &batch)
             if try await commit(batch) == .discarded { return .discarded }
             stored.formUnion(page.dialogs.map(\.peerId))
+            pages += 1
             if last { break }
             offset = page.nextOffset
+            if pages >= max(1, configuration.dialogPagesAtReset) {
+                holeOffset = page.nextOffset
+                break
+            }
         }
         guard let cursor else { return .discarded }
         var closing = SyncMutableState(initialState: expected, state: cursor, storedAnswers: storedAnswers)
-        var candidates = try await listedChats()
+        closing.startsDialogGeneration = true
+        // Listed chats below the hole stay as they are until a page reaches them; those above it must be the server's.
+        var candidates = try await listedChats(above: holeOffset)
         if moved {
             guard let touched = try await chatsWithNewMessages(since: cursor) else { return .discarded }
             candidates.formUnion(touched)
@@ -72,14 +83,18 @@ extension AccountStateManager {
             answer.dialogs = answer.dialogs.filter { peers.contains($0.peerId) }
             Self.add(answer, pinned: false, to: &closing)
         }
+        closing.add(.setChatListHole(below: holeOffset))
         return try await commit(closing)
     }
 
-    /// The chats listed in the root chat list here (read from the chat-list index alone, no row rendered).
-    private func listedChats() async throws(SyncError) -> Set<PeerId> {
+    /// The chats listed in the root chat list here (read from the chat-list index alone, no row rendered); with an
+    /// offset, only those listed above it.
+    private func listedChats(above offset: ApiDialogsOffset?) async throws(SyncError) -> Set<PeerId> {
         do {
             return try await batches.store.run(.readCursors) { transaction in
-                Set(try transaction.getChatListIndices(groupId: .root).map(\.messageIndex.id.peerId))
+                let indices = try offset.map { try transaction.getChatListIndices(groupId: .root, above: SyncChatListHoles.index($0)) }
+                    ?? transaction.getChatListIndices(groupId: .root)
+                return Set(indices.map(\.messageIndex.id.peerId))
             }
         } catch {
             throw .storage(error)
@@ -95,7 +110,7 @@ extension AccountStateManager {
     }
 
     /// Adds a page's users, chats and chat resets to `batch`; `pinned` (the first page) also sets the pinned chats.
-    private static func add(_ page: ApiDialogs, pinned: Bool, to batch: inout SyncMutableState) {
+    static func add(_ page: ApiDialogs, pinned: Bool, to batch: inout SyncMutableState) {
         if !page.users.isEmpty { batch.add(.mergeUsers(page.users, overwrite: true)) }
         if !page.chats.isEmpty { batch.add(.mergeChats(page.chats, overwrite: true)) }
         let messagesByPeer = Dictionary(grouping: page.messages, by: \.peerId)

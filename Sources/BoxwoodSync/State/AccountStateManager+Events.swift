@@ -31,16 +31,26 @@ extension AccountStateManager {
             throw .storage(error)
         }
         switch replay {
-        case let .committed(events):
+        case let .committed(result):
             statistics.commits += 1
             scheduleMentionFills(after: batch)
-            for event in events { eventContinuation.yield(event) }
-            await notify(events)
+            scheduleDialogRefresh(result.discoveredChats)
+            for event in result.events { eventContinuation.yield(event) }
+            await notify(result.events)
             return .committed
         case .cursorMoved:
             statistics.discardedBatches += 1
             return .discarded
         }
+    }
+
+    /// Reports messages a fetch stored before their updates (``SyncStorage/unstoredNews(_:peerId:in:)``) as new,
+    /// caught up.
+    func reportFetchedNews(_ ids: [MessageId]) async {
+        guard !ids.isEmpty else { return }
+        let events: [SyncEvent] = [.newMessages(ids, .catchUp)]
+        for event in events { eventContinuation.yield(event) }
+        await notify(events)
     }
 
     /// Emits a storage failure on ``events`` and logs it as an error (``SyncLog``: metadata `operation`, `error`,

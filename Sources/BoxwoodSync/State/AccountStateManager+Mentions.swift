@@ -64,13 +64,17 @@ extension AccountStateManager {
             }
             statistics.mentionPagesFetched += 1
             guard let filled = page.filledRange(messages, peerId: peerId) else { return }
+            let news: [MessageId]
             do {
-                _ = try await store.run(.fillHole) { transaction in
-                    try SyncMentions.fill(peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
+                news = try await store.run(.fillHole) { transaction in
+                    let news = try SyncStorage.unstoredNews(messages, peerId: peerId, in: transaction)
+                    _ = try SyncMentions.fill(peerId, range: filled, messages: messages, accountPeerId: accountPeerId, in: transaction)
+                    return try SyncStorage.storedIds(news, in: transaction)
                 }
             } catch {
                 throw .storage(error)
             }
+            await reportFetchedNews(news)
         }
     }
 }

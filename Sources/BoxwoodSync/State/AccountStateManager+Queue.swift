@@ -18,6 +18,8 @@ extension AccountStateManager {
         case pollChannels(Set<PeerId>)
         /// Fills the unread-mention spaces of the chats whose count is not exact yet (`+Mentions`).
         case fillMentions
+        /// Fetches the dialogs of chats discovered below the chat list's hole (`+ChatListHoles`).
+        case refreshDialogs
         /// Work run as one operation (``perform(_:)``); it delivers its own outcome.
         case custom(@Sendable () async -> Void)
     }
@@ -79,6 +81,8 @@ extension AccountStateManager {
                 reexamineHeldBack()
             case .fillMentions:
                 await run { () async throws(SyncError) in try await self.fillPendingMentions() }
+            case .refreshDialogs:
+                await run { () async throws(SyncError) in try await self.refreshPendingDialogs() }
             case let .custom(body):
                 await body()
             }

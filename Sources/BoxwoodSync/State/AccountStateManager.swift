@@ -58,6 +58,9 @@ public actor AccountStateManager {
     var mentionFillsPending: Set<PeerId> = []
     /// Whether this start scanned the chat list for chats left with a mention space to fill.
     var mentionSpacesScanned = false
+    // Chat-list holes (kept by `+ChatListHoles`).
+    /// Chats discovered below the chat list's hole whose dialogs are to be fetched.
+    var dialogRefreshPending: Set<PeerId> = []
 
     private var pushTask: Task<Void, Never>?
     private var idlePollTask: Task<Void, Never>?
@@ -145,7 +148,7 @@ public actor AccountStateManager {
             switch operation {
             case let .custom(body): await body()
             case let .pollDifference(waiters): for waiter in waiters { waiter.resume(returning: .failure(.stopped)) }
-            case .collect, .process, .pollChannels, .fillMentions: break
+            case .collect, .process, .pollChannels, .fillMentions, .refreshDialogs: break
             }
         }
         await runner?.value

@@ -36,9 +36,17 @@ enum SyncMutation: Sendable {
     /// Rebuilds a chat from its dialog: read state, settings, newest messages, and a hole over everything below
     /// them (stored older messages stay, unverified, under the hole until it is filled).
     case resetChat(ApiDialog, messages: [ApiMessage])
+    /// Takes a discovered chat's dialog without touching its history (``SyncStorage/refreshChat(_:in:)``).
+    case refreshChat(ApiDialog)
     /// Pins these chats in this order at the top of the root chat list and unpins the others (the pinned dialogs
     /// of the dialog list's first page).
     case setPinnedChats([PeerId])
+    /// A rebuild's last word on the list: every chat-list hole goes, and the dialogs below `offset` (nil: none) are
+    /// one hole.
+    case setChatListHole(below: ApiDialogsOffset?)
+    /// A page of the list below the hole at `offset` was stored: the hole moves down to `next` (nil: the list is
+    /// complete).
+    case replaceChatListHole(at: ApiDialogsOffset, next: ApiDialogsOffset?)
     case updateChannelPts(PeerId, Int32)
 }
 
@@ -59,6 +67,10 @@ struct SyncMutableState: Sendable {
     /// a process killed between pages starts the reset again.
     let writesCursor: Bool
     var channelPts: [PeerId: Int32] = [:]
+    /// Whether the batch belongs to a rebuild from the dialog list (its pages and its closing batch): the chats it
+    /// resets are marked with the generation the rebuild starts, which its closing batch stores
+    /// (``SyncChatListHoles``).
+    var startsDialogGeneration = false
     private(set) var operations: [SyncMutation] = []
     private let branchOperationIndex: Int
     /// The channel cursors when this branch was made (empty for a batch that is not a branch): `merge` takes only
@@ -81,6 +93,7 @@ struct SyncMutableState: Sendable {
         initialStoredAnswers = other.initialStoredAnswers
         state = other.state
         writesCursor = other.writesCursor
+        startsDialogGeneration = other.startsDialogGeneration
         channelPts = other.channelPts
         operations = other.operations
         branchOperationIndex = other.operations.count
@@ -91,12 +104,32 @@ struct SyncMutableState: Sendable {
 
     /// Whether the batch holds a `resetChat` (then the replay checks ``initialStoredAnswers``).
     var resetsChats: Bool {
-        operations.contains { if case .resetChat = $0 { true } else { false } }
+        operations.contains {
+            switch $0 {
+            case .resetChat, .refreshChat: true
+            default: false
+            }
+        }
     }
 
-    /// The dialogs of the batch's `resetChat` operations.
+    /// Whether the batch stores messages.
+    var addsMessages: Bool {
+        operations.contains {
+            switch $0 {
+            case .addMessages, .addEncryptedMessages: true
+            default: false
+            }
+        }
+    }
+
+    /// The dialogs of the batch's `resetChat` and `refreshChat` operations.
     var resetDialogs: [ApiDialog] {
-        operations.compactMap { if case let .resetChat(dialog, _) = $0 { dialog } else { nil } }
+        operations.compactMap {
+            switch $0 {
+            case let .resetChat(dialog, _), let .refreshChat(dialog): dialog
+            default: nil
+            }
+        }
     }
 
     /// Records the stored pts of a channel (what the replay verifies) and uses it as the working value.

@@ -6,13 +6,23 @@ enum ReplayRejection: Error {
     case cursorMoved
 }
 
+/// What a replayed batch leaves to do after its commit.
+struct ReplayResult: Sendable {
+    /// The events to emit.
+    var events: [SyncEvent] = []
+    /// Chats that got messages while their place in the chat list was not known (unlisted, or listed below the
+    /// list's hole): their dialogs (read state, settings, the hole below their messages) are to be fetched
+    /// (``SyncChatListHoles``). Empty while the whole list is known.
+    var discoveredChats: Set<PeerId> = []
+}
+
 /// Replays a batch inside one Postbox transaction (Telegram's `replayFinalState`): verifies that the stored
 /// cursors are still the ones the batch was computed from, applies the mutations in order — data first —
 /// and writes the cursors last. Returns the events to emit after the commit.
 struct SyncReplayer {
     let accountPeerId: PeerId
 
-    func replay(_ batch: SyncMutableState, in transaction: Transaction) throws -> [SyncEvent] {
+    func replay(_ batch: SyncMutableState, in transaction: Transaction) throws -> ReplayResult {
         let stored = try transaction.getState() as? SyncAccountState
         guard stored == batch.initialState else { throw ReplayRejection.cursorMoved }
         for (peerId, initial) in batch.initialChannelPts {
@@ -23,11 +33,36 @@ struct SyncReplayer {
             guard try SyncStorage.storedAnswers(in: transaction) == batch.initialStoredAnswers else { throw ReplayRejection.cursorMoved }
         }
         var recorder = EventRecorder()
+        // The generation the chats this batch resets are marked with (a rebuild's batches: the one it starts).
+        let generation = try SyncChatListHoles.generation(in: transaction) + (batch.startsDialogGeneration ? 1 : 0)
+        // While the chat list has a hole, a chat that gets messages and whose dialog was not fetched in this
+        // generation is discovered (see `SyncChatListHoles`).
+        let watchesDiscoveries = try batch.addsMessages && !batch.startsDialogGeneration && SyncChatListHoles.topHole(in: transaction) != nil
+        var discovered = Set<PeerId>()
         for operation in batch.operations {
+            if watchesDiscoveries {
+                var peers: [PeerId] = []
+                if case let .addMessages(messages, _) = operation { peers = messages.map(\.peerId) }
+                if case let .addEncryptedMessages(messages, _) = operation { peers = messages.map(\.chatId) }
+                for peerId in Set(peers) where try !SyncChatListHoles.isKnown(peerId, generation: generation, in: transaction) {
+                    discovered.insert(peerId)
+                }
+            }
             try apply(operation, in: transaction, events: &recorder)
+            switch operation {
+            case let .resetChat(dialog, _), let .refreshChat(dialog):
+                try SyncChatListHoles.markFetched(dialog.peerId, generation: generation, in: transaction)
+                discovered.remove(dialog.peerId)
+            default:
+                break
+            }
+            if case let .setChatListHole(offset) = operation, batch.startsDialogGeneration {
+                try SyncChatListHoles.setGeneration(generation, in: transaction)
+                if offset != nil { try SyncChatListHoles.markUnverifiedHistories(generation: generation, in: transaction) }
+            }
         }
         if batch.writesCursor, stored != batch.state { try transaction.setState(batch.state) }
-        return recorder.events
+        return ReplayResult(events: recorder.events, discoveredChats: discovered)
     }
 
     private func apply(_ operation: SyncMutation, in transaction: Transaction, events: inout EventRecorder) throws {
@@ -96,8 +131,15 @@ struct SyncReplayer {
         case let .resetChat(dialog, messages):
             try SyncStorage.resetChat(dialog, messages: messages, accountPeerId: accountPeerId, in: transaction)
             try SyncDrafts.apply(dialog.draft, to: dialog.peerId, in: transaction)
+        case let .refreshChat(dialog):
+            try SyncStorage.refreshChat(dialog, in: transaction)
+            try SyncDrafts.apply(dialog.draft, to: dialog.peerId, in: transaction)
         case let .setPinnedChats(peerIds):
             try transaction.setPinnedPeers(groupId: .root, peerIds)
+        case let .setChatListHole(offset):
+            try SyncChatListHoles.set(below: offset, in: transaction)
+        case let .replaceChatListHole(offset, next):
+            try SyncChatListHoles.replace(at: offset, next: next, in: transaction)
         case let .updateChannelPts(peerId, pts):
             try SyncStorage.setChannelPts(peerId, pts, in: transaction)
         }

@@ -42,11 +42,38 @@ public struct SyncAccountState: PostboxCoding, Hashable, Sendable {
     }
 }
 
-/// A channel's cursor, stored as the channel's peer chat state.
-public struct SyncChannelState: Codable, Hashable, Sendable {
-    public var pts: Int32
+/// A chat's sync state, stored as its peer chat state: a channel's cursor, and the dialog-list generation in which
+/// the chat's dialog was last fetched (``SyncChatListHoles``). Both optional: a chat stored by an older build has only
+/// a channel's pts; a chat whose dialog was never fetched has no generation.
+public struct SyncChatState: Codable, Hashable, Sendable {
+    /// A channel's pts (nil for other chats).
+    public var pts: Int32?
+    /// The ``SyncDialogListGeneration`` of the rebuild, hole fill or refresh that last reset the chat from its dialog.
+    public var dialogGeneration: Int32?
 
-    public init(pts: Int32) { self.pts = pts }
+    public init(pts: Int32? = nil, dialogGeneration: Int32? = nil) {
+        self.pts = pts
+        self.dialogGeneration = dialogGeneration
+    }
+}
+
+/// Counts the rebuilds from the dialog list (a preferences entry): each rebuild's chats are marked with the generation
+/// it starts (``SyncChatState/dialogGeneration``), so that while the list has a hole, a chat marked with an older one
+/// (or none) is known to be unverified.
+public struct SyncDialogListGeneration: PreferencesEntry, Equatable {
+    public static let postboxTypeName = "SyncDialogListGeneration"
+
+    public let generation: Int32
+
+    public init(generation: Int32) { self.generation = generation }
+
+    public init(decoder: PostboxDecoder) throws(PostboxDecodingError) {
+        generation = try decoder.decodeInt32(forKey: "g")
+    }
+
+    public func encode(_ encoder: PostboxEncoder) {
+        encoder.encodeInt32(generation, forKey: "g")
+    }
 }
 
 /// This installation's identity for exactly-once outbound requests: a random client id and the next mutation

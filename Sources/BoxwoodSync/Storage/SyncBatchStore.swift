@@ -12,8 +12,8 @@ struct StoredCursors: Sendable {
 
 /// What replaying a batch did.
 enum BatchReplay: Sendable {
-    /// The batch is stored; its events are to be emitted.
-    case committed([SyncEvent])
+    /// The batch is stored; its events are to be emitted (and its discovered chats fetched).
+    case committed(ReplayResult)
     /// The stored cursors were no longer the ones the batch was built on (another batch or process moved them):
     /// nothing was stored, and the batch is to be built again from the stored state.
     case cursorMoved

@@ -23,9 +23,14 @@ enum SyncMentions {
         try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)?.count ?? 0
     }
 
-    /// The chat's mention holes.
+    /// The chat's mention holes up to its newest stored message (none without one). The space above it is the
+    /// messages still to come, which updates bring with their tags: filling it would store them before their
+    /// updates (unreported), and it does not make the count inexact.
     static func holes(_ peerId: PeerId, in transaction: Transaction) throws -> [ClosedRange<Int32>] {
-        try transaction.getHoles(peerId: peerId, namespace: cloud, space: space)
+        guard let top = try transaction.getTopMessageIndex(peerId: peerId, namespace: cloud)?.id.id, top > 0 else { return [] }
+        return try transaction.getHoles(peerId: peerId, namespace: cloud, space: space).compactMap { hole in
+            hole.lowerBound <= top ? hole.lowerBound...min(hole.upperBound, top) : nil
+        }
     }
 
     /// Whether the chat's count is not known to be exact: a count was given (by a dialog: the summary was replaced
@@ -65,10 +70,13 @@ enum SyncMentions {
     /// them); does nothing otherwise.
     static func recountIfComplete(_ peerId: PeerId, in transaction: Transaction) throws {
         guard try holes(peerId, in: transaction).isEmpty else { return }
-        let stored = Int32(clamping: try taggedIds(peerId, in: transaction).count)
         let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)
-        guard (summary?.count ?? 0) != stored else { return }
         let top = try transaction.getTopMessageIndex(peerId: peerId, namespace: cloud)?.id.id ?? 0
+        // A count given up to a message not stored yet (a dialog taken while its newest messages are still arriving
+        // by update) covers mentions that are not stored: not complete until they are.
+        guard (summary?.range.maxId ?? 0) <= top else { return }
+        let stored = Int32(clamping: try taggedIds(peerId, in: transaction).count)
+        guard (summary?.count ?? 0) != stored else { return }
         try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud, count: stored,
                                                  maxId: max(top, summary?.range.maxId ?? 0))
     }

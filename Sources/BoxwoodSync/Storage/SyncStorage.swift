@@ -86,6 +86,21 @@ enum SyncStorage {
         return added
     }
 
+    /// The incoming messages of a fetched answer (a hole fill) that are news: not stored, and dated after the stored
+    /// cursor's `date`. Their updates are still on the way (the cursor's date moves only with difference answers, so
+    /// every older message was either applied or lay in a hole), and the fill stores them first: their updates will
+    /// find them stored, so it is the fill that reports them (``SyncEvent/newMessages(_:_:)``, caught up).
+    static func unstoredNews(_ messages: [ApiMessage], peerId: PeerId, in transaction: Transaction) throws -> [MessageId] {
+        let date = (try transaction.getState() as? SyncAccountState)?.date ?? 0
+        return try messages.filter { $0.peerId == peerId && !$0.outgoing && $0.date > date }.map(messageId)
+            .filter { try transaction.getMessage($0) == nil }
+    }
+
+    /// Those of `ids` stored now.
+    static func storedIds(_ ids: [MessageId], in transaction: Transaction) throws -> [MessageId] {
+        try ids.filter { try transaction.getMessage($0) != nil }
+    }
+
     /// Replaces a stored message with `message` when the server's copy is newer (revision, then edit version) or
     /// differs in the pinned flag or the unread mention; does nothing when the message is not stored (an edit or a
     /// reaction for a message deleted here).
@@ -236,15 +251,44 @@ enum SyncStorage {
         if let pts = dialog.pts { try setChannelPts(peerId, pts, in: transaction) }
     }
 
+    /// Takes a chat's dialog without touching its history (a chat discovered below the chat list's hole, whose
+    /// messages are arriving by update): the read state (with the dialog's top as the newest known id, so that the
+    /// messages up to it that updates still bring are not counted again), notification settings, the unread-mention
+    /// count (the same way) and the draft. Its stored history keeps its holes; its messages come by update, in order.
+    /// A channel's pts is not taken: updates the dialog already covers would be skipped and their messages lost.
+    static func refreshChat(_ dialog: ApiDialog, in transaction: Transaction) throws {
+        let peerId = dialog.peerId
+        try includeInChatList(peerId, in: transaction)
+        try transaction.resetPeerReadStates(peerId, states: [
+            SyncNamespaces.cloudMessages: .idBased(maxIncomingReadId: dialog.readInboxMaxId, maxOutgoingReadId: dialog.readOutboxMaxId,
+                                                   maxKnownId: dialog.topMessage, count: dialog.unreadCount, markedUnread: false),
+        ])
+        try transaction.updatePeerNotificationSettings([peerId: SyncNotificationSettings(muteUntil: dialog.muteUntil)])
+        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: SyncMentions.tag, namespace: SyncNamespaces.cloudMessages,
+                                                 count: max(0, dialog.unreadMentionsCount), maxId: dialog.topMessage)
+        try SyncMentions.recountIfComplete(peerId, in: transaction)
+    }
+
     // MARK: Channel cursors
 
+    /// The chat's stored ``SyncChatState`` (empty when none).
+    static func chatState(_ peerId: PeerId, in transaction: Transaction) throws -> SyncChatState {
+        guard let entry = try transaction.getPeerChatState(peerId) else { return SyncChatState() }
+        return try entry.get(SyncChatState.self)
+    }
+
+    static func setChatState(_ peerId: PeerId, _ state: SyncChatState, in transaction: Transaction) throws {
+        try transaction.setPeerChatState(peerId, state: try CodableEntry(state))
+    }
+
     static func channelPts(_ peerId: PeerId, in transaction: Transaction) throws -> Int32? {
-        guard let entry = try transaction.getPeerChatState(peerId) else { return nil }
-        return try entry.get(SyncChannelState.self).pts
+        try chatState(peerId, in: transaction).pts
     }
 
     static func setChannelPts(_ peerId: PeerId, _ pts: Int32, in transaction: Transaction) throws {
-        guard try channelPts(peerId, in: transaction) != pts else { return }
-        try transaction.setPeerChatState(peerId, state: try CodableEntry(SyncChannelState(pts: pts)))
+        var state = try chatState(peerId, in: transaction)
+        guard state.pts != pts else { return }
+        state.pts = pts
+        try setChatState(peerId, state, in: transaction)
     }
 }
