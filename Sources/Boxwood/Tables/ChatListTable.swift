@@ -46,6 +46,9 @@ final class ChatListTable: Table {
     private(set) var operations: [PeerGroupId: [ChatListOperation]] = [:]
     /// Where replays of this transaction left each peer they touched (nil: unlisted).
     private var shown: [PeerId: Shown?] = [:]
+    /// A read cache of each group's holes (``holes(groupId:)`` walks the whole group otherwise): dropped by every
+    /// change of the group's holes here, and with the other caches on abort and after another process committed.
+    private var holesByGroup: [PeerGroupId: [ChatListHole]] = [:]
 
     init(valueBox: ValueBox, indexTable: ChatListIndexTable, metadataTable: MessageHistoryMetadataTable,
          initialHoles: (topLevel: ChatListHole?, groups: ChatListHole?) = (nil, nil),
@@ -59,6 +62,7 @@ final class ChatListTable: Table {
 
     override func clearMemoryCache() {
         shown.removeAll()
+        holesByGroup.removeAll()
     }
 
     func resetChanges() {
@@ -138,6 +142,7 @@ final class ChatListTable: Table {
         try metadataTable.setChatListInitialized(groupId: groupId)
         if let hole = groupId == .root ? initialHoles.topLevel : initialHoles.groups {
             try valueBox.set(table, key: key(groupId, ChatListIndex(pinningIndex: nil, messageIndex: hole.index), type: 2), bytes: [])
+            holesByGroup[groupId] = nil
             append(groupId, .insertHole(hole))
         }
     }
@@ -147,6 +152,7 @@ final class ChatListTable: Table {
         let key = key(groupId, ChatListIndex(pinningIndex: nil, messageIndex: hole.index), type: 2)
         guard try !valueBox.exists(table, key: key) else { return }
         try valueBox.set(table, key: key, bytes: [])
+        holesByGroup[groupId] = nil
         append(groupId, .insertHole(hole))
     }
 
@@ -157,17 +163,21 @@ final class ChatListTable: Table {
         let oldKey = key(groupId, ChatListIndex(pinningIndex: nil, messageIndex: index), type: 2)
         if try valueBox.exists(table, key: oldKey) {
             try valueBox.remove(table, key: oldKey)
+            holesByGroup[groupId] = nil
             append(groupId, .removeHoles([ChatListHole(index: index)]))
         }
         if let hole { try addHole(groupId: groupId, hole) }
     }
 
-    /// The group's holes, newest first.
+    /// The group's holes, newest first (cached: see ``holesByGroup``).
     func holes(groupId: PeerGroupId) throws -> [ChatListHole] {
-        try earlierEntries(groupId: groupId, index: nil, count: 0).compactMap { entry in
+        if let cached = holesByGroup[groupId] { return cached }
+        let holes = try earlierEntries(groupId: groupId, index: nil, count: 0).compactMap { entry -> ChatListHole? in
             if case let .hole(hole) = entry { return hole }
             return nil
         }
+        if useCaches { holesByGroup[groupId] = holes }
+        return holes
     }
 
     // MARK: Pinning

@@ -27,7 +27,17 @@ enum SyncMentions {
     /// messages still to come, which updates bring with their tags: filling it would store them before their
     /// updates (unreported), and it does not make the count inexact.
     static func holes(_ peerId: PeerId, in transaction: Transaction) throws -> [ClosedRange<Int32>] {
-        guard let top = try transaction.getTopMessageIndex(peerId: peerId, namespace: cloud)?.id.id, top > 0 else { return [] }
+        try holes(peerId, top: try topId(peerId, in: transaction), in: transaction)
+    }
+
+    /// The chat's newest stored cloud message id (0: none).
+    private static func topId(_ peerId: PeerId, in transaction: Transaction) throws -> Int32 {
+        try transaction.getTopMessageIndex(peerId: peerId, namespace: cloud)?.id.id ?? 0
+    }
+
+    /// ``holes(_:in:)`` below a `top` already read.
+    private static func holes(_ peerId: PeerId, top: Int32, in transaction: Transaction) throws -> [ClosedRange<Int32>] {
+        guard top > 0 else { return [] }
         return try transaction.getHoles(peerId: peerId, namespace: cloud, space: space).compactMap { hole in
             hole.lowerBound <= top ? hole.lowerBound...min(hole.upperBound, top) : nil
         }
@@ -69,9 +79,9 @@ enum SyncMentions {
     /// Sets the count from the stored tags when the chat's mention space has no hole left (then they are all of
     /// them); does nothing otherwise.
     static func recountIfComplete(_ peerId: PeerId, in transaction: Transaction) throws {
-        guard try holes(peerId, in: transaction).isEmpty else { return }
+        let top = try topId(peerId, in: transaction)
+        guard try holes(peerId, top: top, in: transaction).isEmpty else { return }
         let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)
-        let top = try transaction.getTopMessageIndex(peerId: peerId, namespace: cloud)?.id.id ?? 0
         // A count given up to a message not stored yet (a dialog taken while its newest messages are still arriving
         // by update) covers mentions that are not stored: not complete until they are.
         guard (summary?.range.maxId ?? 0) <= top else { return }
@@ -119,10 +129,11 @@ enum SyncMentions {
     static func markRead(_ peerId: PeerId, ids: [Int32]? = nil, upTo maxId: Int32? = nil, in transaction: Transaction) throws {
         if let ids { try clearTag(peerId, ids: ids, in: transaction) }
         guard let maxId, maxId > 0 else { return }
-        try clearTag(peerId, ids: try taggedIds(peerId, in: transaction).filter { $0 <= maxId }, in: transaction)
+        let tagged = try taggedIds(peerId, in: transaction)
+        try clearTag(peerId, ids: tagged.filter { $0 <= maxId }, in: transaction)
         try transaction.removeHole(peerId: peerId, namespace: cloud, space: space, range: 1...maxId)
         let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)
-        let remaining = Int32(clamping: try taggedIds(peerId, in: transaction).count)
+        let remaining = Int32(clamping: tagged.lazy.filter { $0 > maxId }.count)
         try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud, count: remaining,
                                                  maxId: max(maxId, summary?.range.maxId ?? 0))
     }

@@ -173,6 +173,16 @@ enum SyncStorage {
     @discardableResult
     static func fill(peerId: PeerId, range: ClosedRange<Int32>, messages: [ApiMessage], accountPeerId: PeerId,
                      in transaction: Transaction) throws -> Int {
+        let stored = try storeRange(peerId: peerId, range: range, messages: messages, accountPeerId: accountPeerId, in: transaction)
+        try SyncMentions.recountIfComplete(peerId, in: transaction)
+        return stored
+    }
+
+    /// ``fill(peerId:range:messages:accountPeerId:in:)`` without the mention recount (a reset sets the count itself
+    /// and recounts after).
+    @discardableResult
+    private static func storeRange(peerId: PeerId, range: ClosedRange<Int32>, messages: [ApiMessage], accountPeerId: PeerId,
+                                   in transaction: Transaction) throws -> Int {
         let messages = messages.filter { $0.peerId == peerId && range.contains($0.id) }
         let present = Set(messages.map(\.id))
         try forEachHistoryPage(peerId, namespace: SyncNamespaces.cloudMessages, in: transaction) { page in
@@ -184,7 +194,6 @@ enum SyncStorage {
         for space in [MessageHistoryHoleSpace.everywhere] + SyncMessageTags.holeSpaces.map(MessageHistoryHoleSpace.tag) {
             try transaction.removeHole(peerId: peerId, namespace: SyncNamespaces.cloudMessages, space: space, range: range)
         }
-        try SyncMentions.recountIfComplete(peerId, in: transaction)
         return added.count
     }
 
@@ -233,14 +242,14 @@ enum SyncStorage {
         if dialog.topMessage > 0 {
             // Everything from the lowest fetched message up is known: store it exactly. (Up to Int32.max, which
             // is a valid id: `lowest` may be it, and a range ending below it would be empty — a trap.)
-            try fill(peerId: peerId, range: lowest...Int32.max, messages: fetched, accountPeerId: accountPeerId, in: transaction)
+            try storeRange(peerId: peerId, range: lowest...Int32.max, messages: fetched, accountPeerId: accountPeerId, in: transaction)
             if lowest > 1 {
                 for space in [MessageHistoryHoleSpace.everywhere] + SyncMessageTags.mediaSpaces.map(MessageHistoryHoleSpace.tag) {
                     try transaction.addHole(peerId: peerId, namespace: cloud, space: space, range: 1...(lowest - 1))
                 }
             }
         } else {
-            try fill(peerId: peerId, range: 1...Int32.max, messages: [], accountPeerId: accountPeerId, in: transaction)
+            try storeRange(peerId: peerId, range: 1...Int32.max, messages: [], accountPeerId: accountPeerId, in: transaction)
         }
         try SyncMentions.reset(dialog, lowestFetched: dialog.topMessage > 0 ? lowest : 1, in: transaction)
         try transaction.resetPeerReadStates(peerId, states: [
