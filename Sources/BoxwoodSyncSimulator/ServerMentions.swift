@@ -54,6 +54,14 @@ extension ServerState {
         return answer
     }
 
+    /// Another device of the account saw the chat's newest `count` unread mentions; returns their ids.
+    mutating func readMentionsFromOtherDevice(peerId: PeerId, count: Int) -> [Int32] {
+        let ids = Array(unreadMentionIds(peerId).suffix(max(0, count)))
+        guard !ids.isEmpty else { return [] }
+        readMentions(peerId: peerId, ids: ids, push: true)
+        return ids
+    }
+
     /// Another device of the account saw mentions: all of a chat's, or one.
     mutating func readMentionsFromOtherDevice() -> Bool {
         let candidates = sortedChatPeers.filter { !unreadMentionIds($0).isEmpty }

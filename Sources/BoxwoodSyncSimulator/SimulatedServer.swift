@@ -61,6 +61,17 @@ public final class SimulatedServer: SyncTransport, @unchecked Sendable {
         withState { $0.generateBurst(messages: messages, peerId: peerId) }
     }
 
+    /// Another device of the account sees the newest `count` unread mentions of one chat (a pts or channel pts event,
+    /// pushed through the fault layer); returns the ids read (none when the chat has no unread mention).
+    @discardableResult
+    public func readMentionsFromOtherDevice(in peerId: PeerId, count: Int) -> [Int32] {
+        withState { state in
+            let ids = state.readMentionsFromOtherDevice(peerId: peerId, count: count)
+            state.flushCombinedPush()
+            return ids
+        }
+    }
+
     // MARK: Faults
 
     /// Replaces the fault probabilities (e.g. `.none` for a quiescent period).

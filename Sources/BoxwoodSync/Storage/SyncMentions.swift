@@ -23,11 +23,23 @@ enum SyncMentions {
         try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)?.count ?? 0
     }
 
-    /// The chat's mention holes up to its newest stored message (none without one). The space above it is the
-    /// messages still to come, which updates bring with their tags: filling it would store them before their
-    /// updates (unreported), and it does not make the count inexact.
+    /// The chat's mention holes up to its known top: the newest stored message, or the top message of the dialog that
+    /// gave the count (the summary's `maxId`) when that is higher — a dialog taken while the chat's newest messages
+    /// are still arriving by update (``refresh(_:in:)``). The space above the known top is the messages still to
+    /// come, which updates bring with their tags: filling it would store them before their updates, and it does not
+    /// make the count inexact.
     static func holes(_ peerId: PeerId, in transaction: Transaction) throws -> [ClosedRange<Int32>] {
-        try holes(peerId, top: try topId(peerId, in: transaction), in: transaction)
+        try holes(peerId, top: try knownTop(peerId, in: transaction), in: transaction)
+    }
+
+    /// The highest id the chat's mention space is known up to: its newest stored message, or the summary's `maxId`
+    /// when a dialog gave it (version above 0) and it is higher.
+    private static func knownTop(_ peerId: PeerId, in transaction: Transaction) throws -> Int32 {
+        let stored = try topId(peerId, in: transaction)
+        guard let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud), summary.version > 0 else {
+            return stored
+        }
+        return max(stored, summary.range.maxId)
     }
 
     /// The chat's newest stored cloud message id (0: none).
@@ -77,18 +89,18 @@ enum SyncMentions {
     }
 
     /// Sets the count from the stored tags when the chat's mention space has no hole left (then they are all of
-    /// them); does nothing otherwise.
+    /// them); does nothing otherwise. The count then holds no mention that is not stored, so the summary's `maxId`
+    /// becomes 0: every message stored from then on with the tag is counted, every tag taken off uncounted, and the
+    /// count stays the number of tagged messages — whatever order updates, fills and reads come in. (A `maxId` kept
+    /// from the dialog would skip a mention stored later below it: one the count never held if it was read before
+    /// the dialog was taken and its message arrives by update after.)
     static func recountIfComplete(_ peerId: PeerId, in transaction: Transaction) throws {
-        let top = try topId(peerId, in: transaction)
+        let top = try knownTop(peerId, in: transaction)
         guard try holes(peerId, top: top, in: transaction).isEmpty else { return }
         let summary = try transaction.getMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud)
-        // A count given up to a message not stored yet (a dialog taken while its newest messages are still arriving
-        // by update) covers mentions that are not stored: not complete until they are.
-        guard (summary?.range.maxId ?? 0) <= top else { return }
         let stored = Int32(clamping: try taggedIds(peerId, in: transaction).count)
-        guard (summary?.count ?? 0) != stored else { return }
-        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud, count: stored,
-                                                 maxId: max(top, summary?.range.maxId ?? 0))
+        guard (summary?.count ?? 0) != stored || (summary?.range.maxId ?? 0) != 0 else { return }
+        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud, count: stored, maxId: 0)
     }
 
     /// A chat rebuilt from its dialog, whose messages from `lowest` up were just stored as the server's: the count
@@ -106,6 +118,33 @@ enum SyncMentions {
         }
         try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud,
                                                  count: max(0, dialog.unreadMentionsCount), maxId: dialog.topMessage)
+        try recountIfComplete(peerId, in: transaction)
+    }
+
+    /// A chat whose dialog was taken without touching its history (a chat discovered below the chat list's hole:
+    /// ``SyncStorage/refreshChat(_:in:)``), while the messages sent since the stored cursor may still be arriving by
+    /// update. The count becomes the dialog's, given up to the dialog's top message. The space up to that top is
+    /// unknown when the count is above zero (one hole, filled next, reaching above the stored messages: its
+    /// mentions are the server's current ones, stored ahead of their updates); with no unread mention it is known
+    /// empty, and a stored message there still tagged is stale. Above the top, updates bring every message with
+    /// its tag. Until the fill, the count is the server's adjusted by what happens to stored messages (reads of
+    /// messages applied on both sides may uncount twice); the fill's recount makes it exact.
+    static func refresh(_ dialog: ApiDialog, in transaction: Transaction) throws {
+        let peerId = dialog.peerId
+        let top = max(0, dialog.topMessage)
+        if top < Int32.max {
+            try transaction.removeHole(peerId: peerId, namespace: cloud, space: space, range: (top + 1)...Int32.max)
+        }
+        if top > 0 {
+            if dialog.unreadMentionsCount > 0 {
+                try transaction.addHole(peerId: peerId, namespace: cloud, space: space, range: 1...top)
+            } else {
+                try transaction.removeHole(peerId: peerId, namespace: cloud, space: space, range: 1...top)
+                try clearTag(peerId, ids: try taggedIds(peerId, in: transaction).filter { $0 <= top }, in: transaction)
+            }
+        }
+        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud,
+                                                 count: max(0, dialog.unreadMentionsCount), maxId: top)
         try recountIfComplete(peerId, in: transaction)
     }
 

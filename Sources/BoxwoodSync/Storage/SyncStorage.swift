@@ -273,9 +273,7 @@ enum SyncStorage {
                                                    maxKnownId: dialog.topMessage, count: dialog.unreadCount, markedUnread: false),
         ])
         try transaction.updatePeerNotificationSettings([peerId: SyncNotificationSettings(muteUntil: dialog.muteUntil)])
-        try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: SyncMentions.tag, namespace: SyncNamespaces.cloudMessages,
-                                                 count: max(0, dialog.unreadMentionsCount), maxId: dialog.topMessage)
-        try SyncMentions.recountIfComplete(peerId, in: transaction)
+        try SyncMentions.refresh(dialog, in: transaction)
     }
 
     // MARK: Channel cursors
