@@ -126,44 +126,56 @@ public actor MessageHistoryHoleFiller {
         let limit = configuration.holeFillPageSize
         do throws(SyncError) {
             try await manager.perform { () async throws(SyncError) in
-                let page = HoleFillPage(range: entry.range, direction: entry.direction, limit: limit)
-                // A media space is fetched with its search filter: only its messages, in the same windows.
-                var filter: ApiSearchFilter?
-                if case let .tag(tag) = entry.space { filter = ApiSearchFilter(tag: tag) }
-                // The unread-mention space is fetched with getUnreadMentions.
-                let mentions = entry.space == SyncMentions.space
-                let operation = mentions ? "getUnreadMentions" : filter == nil ? "getHistory" : "searchHistory"
-                let messages = try await manager.request(operation, peerId: entry.peerId) {
-                    [filter] () async throws(SyncTransportError) in
-                    if mentions {
-                        return try await transport.getUnreadMentions(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
-                                                                     limit: page.limit, maxId: page.maxId, minId: page.minId)
+                // A send's answer stored while the page was on its way (by the outbound queue, outside this queue) may
+                // be newer than the page: the fill would delete it as gone. The page is fetched again then.
+                for _ in 0..<Self.attemptsAgainstSends {
+                    let answersBefore: Int64
+                    do throws(SyncStorageError) {
+                        answersBefore = try await store.run(.readCursors) { transaction in try SyncStorage.storedAnswers(in: transaction) }
+                    } catch {
+                        throw .storage(error)
                     }
-                    if let filter {
-                        return try await transport.searchHistory(peerId: entry.peerId, filter: filter, offsetId: page.offsetId,
-                                                                 addOffset: page.addOffset, limit: page.limit, maxId: page.maxId, minId: page.minId)
+                    let page = HoleFillPage(range: entry.range, direction: entry.direction, limit: limit)
+                    // A media space is fetched with its search filter: only its messages, in the same windows.
+                    var filter: ApiSearchFilter?
+                    if case let .tag(tag) = entry.space { filter = ApiSearchFilter(tag: tag) }
+                    // The unread-mention space is fetched with getUnreadMentions.
+                    let mentions = entry.space == SyncMentions.space
+                    let operation = mentions ? "getUnreadMentions" : filter == nil ? "getHistory" : "searchHistory"
+                    let messages = try await manager.request(operation, peerId: entry.peerId) {
+                        [filter] () async throws(SyncTransportError) in
+                        if mentions {
+                            return try await transport.getUnreadMentions(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
+                                                                         limit: page.limit, maxId: page.maxId, minId: page.minId)
+                        }
+                        if let filter {
+                            return try await transport.searchHistory(peerId: entry.peerId, filter: filter, offsetId: page.offsetId,
+                                                                     addOffset: page.addOffset, limit: page.limit, maxId: page.maxId, minId: page.minId)
+                        }
+                        return try await transport.getHistory(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
+                                                              limit: page.limit, maxId: page.maxId, minId: page.minId)
                     }
-                    return try await transport.getHistory(peerId: entry.peerId, offsetId: page.offsetId, addOffset: page.addOffset,
-                                                          limit: page.limit, maxId: page.maxId, minId: page.minId)
+                    // Only messages of this chat inside the hole count: an answer that proves nothing there fills
+                    // nothing, and the hole is fetched again after its cooldown.
+                    guard let filled = page.filledRange(messages, peerId: entry.peerId) else { return }
+                    let accountPeerId = manager.accountPeerId
+                    let result: (stored: Int, news: [MessageId])?
+                    do throws(SyncStorageError) {
+                        result = try await store.run(.fillHole) { [filter] transaction in
+                            guard try SyncStorage.storedAnswers(in: transaction) == answersBefore else { return nil }
+                            let news = try SyncStorage.unstoredNews(messages, peerId: entry.peerId, in: transaction)
+                            let stored = try Self.store(messages, filled: filled, entry: entry, filter: filter, mentions: mentions,
+                                                        accountPeerId: accountPeerId, in: transaction)
+                            return (stored, try SyncStorage.storedIds(news, in: transaction))
+                        }
+                    } catch {
+                        throw .storage(error)
+                    }
+                    guard let result else { continue }
+                    await manager.reportFetchedNews(result.news)
+                    await manager.recordHoleFill(messages: result.stored)
+                    return
                 }
-                // Only messages of this chat inside the hole count: an answer that proves nothing there fills
-                // nothing, and the hole is fetched again after its cooldown.
-                guard let filled = page.filledRange(messages, peerId: entry.peerId) else { return }
-                let accountPeerId = manager.accountPeerId
-                let stored: Int
-                let news: [MessageId]
-                do throws(SyncStorageError) {
-                    (stored, news) = try await store.run(.fillHole) { [filter] transaction in
-                        let news = try SyncStorage.unstoredNews(messages, peerId: entry.peerId, in: transaction)
-                        let stored = try Self.store(messages, filled: filled, entry: entry, filter: filter, mentions: mentions,
-                                                    accountPeerId: accountPeerId, in: transaction)
-                        return (stored, try SyncStorage.storedIds(news, in: transaction))
-                    }
-                } catch {
-                    throw .storage(error)
-                }
-                await manager.reportFetchedNews(news)
-                await manager.recordHoleFill(messages: stored)
             }
         } catch let .storage(failure) {
             await manager.deliver(failure, peerId: entry.peerId, details: "hole \(entry.range) of namespace \(entry.namespace)")
@@ -174,6 +186,10 @@ public actor MessageHistoryHoleFiller {
         completed[entry] = .now
         update(current)
     }
+
+    /// Pages fetched for one fill while sends' answers keep being stored; after that many the hole is left for its
+    /// cooldown (the next look fetches it again).
+    static let attemptsAgainstSends = 3
 
     /// Stores a fetched page of `entry`'s hole: the history, a media space or the unread mentions.
     private static func store(_ messages: [ApiMessage], filled: ClosedRange<Int32>, entry: MessageHistoryHolesViewEntry, filter: ApiSearchFilter?,
