@@ -38,6 +38,12 @@ extension AccountStateManager {
         var pages = 0
         // Where the rest of the list starts when the rebuild stops before its end (the chat list's hole).
         var holeOffset: ApiDialogsOffset?
+        let generation: Int32
+        do {
+            generation = try await batches.store.run(.readCursors) { transaction in try SyncChatListHoles.nextGeneration(in: transaction) }
+        } catch {
+            throw .storage(error)
+        }
         while true {
             let page = try await request("getDialogs") { [transport, offset] () async throws(SyncTransportError) in
                 try await transport.getDialogs(offset: offset, limit: limit)
@@ -53,7 +59,7 @@ extension AccountStateManager {
                 last = true
             }
             var batch = SyncMutableState(initialState: expected, state: pageState, storedAnswers: storedAnswers, writesCursor: false)
-            batch.startsDialogGeneration = true
+            batch.dialogGeneration = generation
             Self.add(page, pinned: offset == nil, to: &batch)
             if try await commit(batch) == .discarded { return .discarded }
             stored.formUnion(page.dialogs.map(\.peerId))
@@ -67,7 +73,7 @@ extension AccountStateManager {
         }
         guard let cursor else { return .discarded }
         var closing = SyncMutableState(initialState: expected, state: cursor, storedAnswers: storedAnswers)
-        closing.startsDialogGeneration = true
+        closing.dialogGeneration = generation
         // Listed chats below the hole stay as they are until a page reaches them; those above it must be the server's.
         var candidates = try await listedChats(above: holeOffset)
         if moved {

@@ -67,10 +67,13 @@ struct SyncMutableState: Sendable {
     /// a process killed between pages starts the reset again.
     let writesCursor: Bool
     var channelPts: [PeerId: Int32] = [:]
-    /// Whether the batch belongs to a rebuild from the dialog list (its pages and its closing batch): the chats it
-    /// resets are marked with the generation the rebuild starts, which its closing batch stores
-    /// (``SyncChatListHoles``).
-    var startsDialogGeneration = false
+    /// The generation of the rebuild from the dialog list the batch belongs to (its pages and its closing batch; nil
+    /// for any other batch): the chats it resets are marked with it, and the closing batch makes it the current one
+    /// (``SyncChatListHoles``). Each rebuild attempt has a generation of its own, so the marks of an attempt that
+    /// never closed are not taken for the next attempt's.
+    var dialogGeneration: Int32?
+    /// Whether the batch belongs to a rebuild from the dialog list.
+    var startsDialogGeneration: Bool { dialogGeneration != nil }
     private(set) var operations: [SyncMutation] = []
     private let branchOperationIndex: Int
     /// The channel cursors when this branch was made (empty for a batch that is not a branch): `merge` takes only
@@ -93,7 +96,7 @@ struct SyncMutableState: Sendable {
         initialStoredAnswers = other.initialStoredAnswers
         state = other.state
         writesCursor = other.writesCursor
-        startsDialogGeneration = other.startsDialogGeneration
+        dialogGeneration = other.dialogGeneration
         channelPts = other.channelPts
         operations = other.operations
         branchOperationIndex = other.operations.count

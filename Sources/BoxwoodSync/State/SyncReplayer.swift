@@ -34,7 +34,13 @@ struct SyncReplayer {
         }
         var recorder = EventRecorder()
         // The generation the chats this batch resets are marked with (a rebuild's batches: the one it starts).
-        let generation = try SyncChatListHoles.generation(in: transaction) + (batch.startsDialogGeneration ? 1 : 0)
+        let generation: Int32
+        if let attempt = batch.dialogGeneration {
+            generation = attempt
+            try SyncChatListHoles.noteStarted(attempt, in: transaction)
+        } else {
+            generation = try SyncChatListHoles.generation(in: transaction)
+        }
         // While the chat list has a hole, a chat that gets messages and whose dialog was not fetched in this
         // generation is discovered (see `SyncChatListHoles`).
         let watchesDiscoveries = try batch.addsMessages && !batch.startsDialogGeneration && SyncChatListHoles.topHole(in: transaction) != nil

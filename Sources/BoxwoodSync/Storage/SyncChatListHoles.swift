@@ -10,7 +10,8 @@ import BoxwoodStore
 /// the page that reaches them resets them.
 ///
 /// Which chats are known is kept by generations: each rebuild from the dialog list starts one
-/// (``SyncDialogListGeneration``, stored by its closing batch), and every chat reset from its dialog — by the rebuild's
+/// (``SyncDialogListGeneration``, stored by its closing batch; above every generation a rebuild started before, so the
+/// marks of a rebuild that never closed are not taken for the next one's), and every chat reset from its dialog — by the rebuild's
 /// pages, a hole fill, or the refresh of a discovered chat — is marked with the current one
 /// (``SyncChatState/dialogGeneration``). While the list has a hole, a chat that gets messages and is not marked with
 /// the current generation is discovered: its dialog is fetched.
@@ -54,6 +55,23 @@ enum SyncChatListHoles {
 
     static func setGeneration(_ generation: Int32, in transaction: Transaction) throws {
         try transaction.setPreferencesEntry(key: generationKey, value: SyncDialogListGeneration(generation: generation))
+    }
+
+    static let startedGenerationKey = ValueBoxKey("sync.dialog-list-generation-started")
+
+    /// The generation for a rebuild starting now: above the current one and above every rebuild started before (one
+    /// stopped, discarded or killed before its closing batch may have marked chats with its own).
+    static func nextGeneration(in transaction: Transaction) throws -> Int32 {
+        let started = (try transaction.getPreferencesEntry(key: startedGenerationKey) as? SyncDialogListGeneration)?.generation ?? 0
+        let next = Int64(max(try generation(in: transaction), started)) + 1
+        return next > Int64(Int32.max) ? 1 : Int32(next)
+    }
+
+    /// Records that a rebuild of `generation` stored a batch (so the next rebuild takes a higher one).
+    static func noteStarted(_ generation: Int32, in transaction: Transaction) throws {
+        let started = (try transaction.getPreferencesEntry(key: startedGenerationKey) as? SyncDialogListGeneration)?.generation
+        guard started != generation else { return }
+        try transaction.setPreferencesEntry(key: startedGenerationKey, value: SyncDialogListGeneration(generation: generation))
     }
 
     /// Marks the chat's dialog fetched in `generation`.
