@@ -33,9 +33,14 @@ struct SyncSimulationTests {
         configuration.channelDifferenceLimit = 5
         configuration.holeFillPageSize = 10
         configuration.dialogsPageSize = 2 + Int32(seed % 4)
-        // BOXWOOD_SYNC_LAZY_LIST=1: rebuilds fetch one page of the dialog list and leave the rest a chat-list hole
-        // (SyncConfiguration.dialogPagesAtReset); chats below it are not compared, those discovered above it are.
-        if ProcessInfo.processInfo.environment["BOXWOOD_SYNC_LAZY_LIST"] == "1" { configuration.dialogPagesAtReset = 1 }
+        // Rebuilds fetch one page of the dialog list (the default) and leave the rest a chat-list hole; chats below it
+        // are not compared, those discovered above it are. Every fourth seed fetches the whole list instead.
+        // BOXWOOD_SYNC_LIST=lazy or =eager makes every seed do one or the other.
+        switch ProcessInfo.processInfo.environment["BOXWOOD_SYNC_LIST"] {
+        case "lazy": configuration.dialogPagesAtReset = 1
+        case "eager": configuration.dialogPagesAtReset = .max
+        default: configuration.dialogPagesAtReset = seed % 4 == 3 ? .max : 1
+        }
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: server, configuration: configuration)
         let observer = SyncSimulationObserver()

@@ -131,7 +131,7 @@ public actor MessageHistoryHoleFiller {
                 for _ in 0..<Self.attemptsAgainstSends {
                     let answersBefore: Int64
                     do throws(SyncStorageError) {
-                        answersBefore = try await store.run(.readCursors) { transaction in try SyncStorage.storedAnswers(in: transaction) }
+                        answersBefore = try await store.run(.fillHole) { transaction in try SyncStorage.storedAnswers(in: transaction) }
                     } catch {
                         throw .storage(error)
                     }

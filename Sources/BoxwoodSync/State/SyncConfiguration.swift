@@ -26,12 +26,13 @@ public struct SyncConfiguration: Sendable {
     public var gapPollLimit = 3
     /// Dialogs per getDialogs page when the chats are rebuilt from the dialog list (Telegram: 100).
     public var dialogsPageSize: Int32 = 100
-    /// Pages of the dialog list a rebuild fetches at once (at least 1); the default, `Int.max`, fetches the whole list.
-    /// With fewer, the rest of the list becomes a chat-list hole, fetched a page at a time when a chat-list view shows
-    /// it (as Telegram loads the first 100 chats and the rest while the list scrolls), and a chat below the hole that
-    /// gets a message is discovered and its dialog taken (``SyncChatListHoles``). Not the default yet: with it, the
-    /// sync simulation (`BOXWOOD_SYNC_LAZY_LIST=1`) still finds rare inconsistencies (docs/sync.md).
-    public var dialogPagesAtReset = Int.max
+    /// Pages of the dialog list a rebuild fetches at once (at least 1; default 1). The rest of the list becomes a
+    /// chat-list hole, fetched a page at a time when a chat-list view shows it (as Telegram loads the first 100 chats
+    /// and the rest while the list scrolls), and a chat below the hole that gets a message is discovered and its
+    /// dialog taken (``SyncChatListHoles``). `Int.max` fetches the whole list at every rebuild (page by page, in
+    /// bounded memory): for a client that wants every chat stored before its first view, at the price of the first
+    /// sync's time on a large account.
+    public var dialogPagesAtReset = 1
     /// Messages per history request when filling a hole.
     public var holeFillPageSize: Int32 = 50
     /// How long a filled hole entry is not fetched again.
