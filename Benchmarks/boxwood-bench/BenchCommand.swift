@@ -50,7 +50,7 @@ struct BenchCommand: ParsableCommand {
     var boxwoodDecryptedCache: Int?
 
     @Option(help: ArgumentHelp(
-        "Boxwood's ValueBoxOptions.compressionLimit in bytes; -1: no limit, the earlier policy (default: the library's, 1000).",
+        "Boxwood's ValueBoxOptions.compressionLimit in bytes; -1 (write --boxwood-compression-limit=-1): no limit, the earlier policy (default: the library's, 1000).",
         discussion: "Values longer than the limit are stored uncompressed: reads lend or copy them instead of decompressing."))
     var boxwoodCompressionLimit: Int?
 

@@ -220,6 +220,38 @@ import Testing
         try reader.close()
     }
 
+    /// Reads inside `body` (allowed: they do not modify the box) never free or reuse the decrypted page whose bytes
+    /// `body` holds, also in a value box without a shared header (a read-only file system), where a read pins
+    /// nothing and would otherwise trim the decrypted-page cache between operations.
+    @Test func nestedReadsKeepTheLentPage() throws {
+        let path = temporaryDatabasePath("borrow-nested")
+        defer { removeItem(path) }
+        var options = Self.options(encrypted: true, limit: 0)
+        options.decryptedPageCacheBytes = 2 * PageLayout.pageSize
+        var rng = SplitMix64(seed: 9)
+        let values = (0..<40).map { _ in rng.bytes(3000) }    // one overflow page each, raw
+        do {
+            let box = try ValueBox(path: path, options: options)
+            try box.begin()
+            for (i, v) in values.enumerated() { try box.set(table, key: ikey(Int64(i)), value: MemoryBuffer(v)) }
+            try box.commit()
+            try box.close()
+        }
+        let box = try ValueBox(path: path, options: options)
+        box.detachHeader()
+        for i in 0..<4 {
+            let intact = try box.withValue(table, key: ikey(Int64(i))) { (bytes) throws(BoxwoodError) -> Bool in
+                for j in 10..<40 {
+                    let other = try box.withValue(table, key: ikey(Int64(j))) { Array($0) }
+                    #expect(other == values[j], "nested read of \(j)")
+                }
+                return Array(bytes) == values[i]
+            }
+            #expect(intact == true, "value \(i) after 30 nested reads")
+        }
+        try box.close()
+    }
+
     /// A database whose large values were stored LZ4-compressed (every value of 256 bytes or more that LZ4 shrinks:
     /// the policy before `compressionLimit`) reads under the current default, before and after reopening, and
     /// values overwritten under the current policy are stored raw next to the compressed ones.

@@ -98,7 +98,7 @@ public struct ValueBoxOptions: Sendable {
     /// Values longer than this are stored uncompressed, whatever LZ4 would save. Default 1000 bytes: a longer value
     /// goes to overflow pages, where a raw value is read without decompressing — lent in place from its page when it
     /// takes one (up to 4064 bytes), copied once when it takes more — while a compressed one is decompressed on every
-    /// read (see docs/benchmarks.md, "Large values (goal 2)", for the measurement). `Int.max` compresses every value
+    /// read (see docs/benchmarks.md, "Large values", for the measurement). `Int.max` compresses every value
     /// from ``compressionThreshold`` on (the policy of earlier versions); files hold the codec of each value, so
     /// either setting reads both kinds.
     public var compressionLimit = 1000

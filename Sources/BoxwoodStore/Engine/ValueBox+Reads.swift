@@ -34,7 +34,11 @@ extension ValueBox {
         return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> R? in
             guard let (page, off) = try BTree.find(pager, root: state.root, k, n) else { return nil }
             let value = try LeafValue.read(pager, page, off)
-            defer { value.release() }
+            lendingDepth += 1
+            defer {
+                lendingDepth -= 1
+                value.release()
+            }
             return try body(UnsafeRawBufferPointer(start: value.pointer, count: value.count))
         }
     }
@@ -285,7 +289,9 @@ extension ValueBox {
                 }
             }
             lastKey.copyMemory(from: k, byteCount: n)
+            lendingDepth += 1
             let verdict = visit((UnsafeRawPointer(lastKey), n), lent, value)
+            lendingDepth -= 1
             bytes?.release()
             switch verdict {
             case .stop: return

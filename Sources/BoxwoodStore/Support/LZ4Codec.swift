@@ -18,7 +18,7 @@ enum LZ4Codec {
     /// Compresses `count` bytes at `source` when that saves at least 1/8 of the size; returns the compressed
     /// bytes (caller frees with `deallocate`) or nil when compression does not pay: a value that LZ4 shrinks by less
     /// is stored raw, as it would cost a decompression on every read for little space (docs/benchmarks.md,
-    /// "Large values (goal 2)").
+    /// "Large values").
     static func compressIfSmaller(_ source: UnsafeRawPointer, _ count: Int) -> (UnsafeMutableRawPointer, Int)? {
         guard count > 0, count < LZ4Block.maxInputSize else { return nil }
         let bound = LZ4Block.compressBound(count)
