@@ -23,9 +23,11 @@ extension ValueBox {
     ///   overflow page carries its own header, so such a value is never contiguous in the file).
     ///
     /// The pointer is valid only inside `body`: do not keep it or let it escape (copy what must outlive the call).
-    /// `body` must not modify this value box (a write may move or free the page the bytes are in). Commits of other
-    /// value boxes or processes do not change what `body` sees: the read pins its snapshot for the whole call, and no
-    /// checkpoint writes over a page a pinned snapshot can still reach. An error `body` throws is rethrown unchanged.
+    /// `body` may read this value box (a nested read never frees or reuses the page the outer bytes are in: see
+    /// `lendingDepth`) but must not modify it (a write may move or free that page). Commits of other value boxes or
+    /// processes do not change what `body` sees: the read pins its snapshot in the shared header for the whole call,
+    /// and no checkpoint writes over a page a pinned snapshot can still reach. An error `body` throws is rethrown
+    /// unchanged.
     public func withValue<R>(_ table: ValueBoxTable, key: ValueBoxKey,
                              _ body: (UnsafeRawBufferPointer) throws(BoxwoodError) -> R) throws(BoxwoodError) -> R? {
         let pinned = try enterRead()
