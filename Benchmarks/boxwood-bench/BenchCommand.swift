@@ -49,6 +49,11 @@ struct BenchCommand: ParsableCommand {
         discussion: "Reads of pages outside the cache decrypt them again: a cache that holds the working set makes reads cost what plain ones do."))
     var boxwoodDecryptedCache: Int?
 
+    @Option(help: ArgumentHelp(
+        "Boxwood's ValueBoxOptions.compressionLimit in bytes; -1 (write --boxwood-compression-limit=-1): no limit, the earlier policy (default: the library's, 1000).",
+        discussion: "Values longer than the limit are stored uncompressed: reads lend or copy them instead of decompressing."))
+    var boxwoodCompressionLimit: Int?
+
     @Option(help: .hidden) var externalCommitChild: String?
     @Option(help: .hidden) var extensionMemoryChild: String?
 
@@ -82,6 +87,7 @@ struct BenchCommand: ParsableCommand {
         let engines = try selectedEngines()
         BoxwoodBenchSettings.checkpointMemoryBytes = boxwoodCheckpointMemory.map { $0 << 20 }
         BoxwoodBenchSettings.decryptedPageCacheBytes = boxwoodDecryptedCache.map { $0 << 20 }
+        BoxwoodBenchSettings.compressionLimit = boxwoodCompressionLimit.map { $0 < 0 ? Int.max : $0 }
         do {
             try makeDirectory(dir)
             let root = try makeScratchDirectory(in: dir)
@@ -92,6 +98,9 @@ struct BenchCommand: ParsableCommand {
             for line in durabilityMapping { print("  " + line) }
             if let mib = boxwoodCheckpointMemory {
                 print("  boxwood checkpointMemoryBytes = \(mib) MiB (--boxwood-checkpoint-memory; the default is 64 MiB)")
+            }
+            if let bytes = boxwoodCompressionLimit {
+                print("  boxwood compressionLimit = \(bytes < 0 ? "none (every value from 256 bytes is compressed)" : "\(bytes) bytes") (--boxwood-compression-limit; the default is the library's)")
             }
             if let mib = boxwoodDecryptedCache {
                 print("  boxwood-enc decryptedPageCacheBytes = \(mib) MiB (--boxwood-decrypted-cache; the default is 64 MiB)")

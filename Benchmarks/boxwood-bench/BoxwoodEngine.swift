@@ -7,6 +7,8 @@ enum BoxwoodBenchSettings {
     nonisolated(unsafe) static var checkpointMemoryBytes: Int?
     /// `ValueBoxOptions.decryptedPageCacheBytes` for the encrypted column; nil keeps the library default.
     nonisolated(unsafe) static var decryptedPageCacheBytes: Int?
+    /// `ValueBoxOptions.compressionLimit`; nil keeps the library default.
+    nonisolated(unsafe) static var compressionLimit: Int?
 }
 
 /// Which Boxwood column an engine fills: plain, or encrypted (`--encrypted`, docs/encryption.md).
@@ -66,6 +68,7 @@ final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine, CheckpointC
             }
             options.encryption = Mode.encryption
             if let bytes = BoxwoodBenchSettings.decryptedPageCacheBytes { options.decryptedPageCacheBytes = bytes }
+            if let bytes = BoxwoodBenchSettings.compressionLimit { options.compressionLimit = bytes }
             box = try ValueBox(path: directory, options: options)
         } catch {
             throw .boxwood(error)

@@ -264,6 +264,9 @@ private final class ModelRun {
             if rng.chance(0.3) { o.decryptedPageCacheBytes = rng.chance(0.5) ? 0 : 64 << 10 }
         }
         if rng.chance(0.1) { o.compressionThreshold = rng.chance(0.5) ? 64 : Int.max }
+        // Some opens compress every value from the threshold on (the policy before `compressionLimit`), so one file
+        // holds raw and LZ4 values of every size, written by either policy.
+        if rng.chance(0.3) { o.compressionLimit = Int.max }
         return o
     }
 

@@ -17,8 +17,8 @@ final class GlobalMessageIdsTable: Table {
     }
 
     func get(globalId: Int32) throws -> MessageId? {
-        guard let buffer = try valueBox.get(table, key: ValueBoxKey(int64: Int64(globalId))) else { return nil }
-        return try buffer.read(orThrow: .corrupt(table: Self.tableId, reason: "global id \(globalId)")) { (reader) throws(ByteReadError) in
+        try valueBox.readValue(table, key: ValueBoxKey(int64: Int64(globalId)),
+                               orThrow: .corrupt(table: Self.tableId, reason: "global id \(globalId)")) { (reader) throws(ByteReadError) in
             let peer = try reader.int64()
             let namespace = try reader.int32()
             try reader.requireEnd()
@@ -58,8 +58,8 @@ final class MessageGloballyUniqueIdTable: Table {
     }
 
     func get(peerId: PeerId, globallyUniqueId: Int64) throws -> MessageId? {
-        guard let buffer = try valueBox.get(table, key: key(peerId: peerId, globallyUniqueId: globallyUniqueId)) else { return nil }
-        return try buffer.read(orThrow: .corrupt(table: Self.tableId, reason: "globally unique id \(globallyUniqueId)")) { (reader) throws(ByteReadError) in
+        try valueBox.readValue(table, key: key(peerId: peerId, globallyUniqueId: globallyUniqueId),
+                               orThrow: .corrupt(table: Self.tableId, reason: "globally unique id \(globallyUniqueId)")) { (reader) throws(ByteReadError) in
             let namespace = try reader.int32()
             let id = try reader.int32()
             try reader.requireEnd()

@@ -35,8 +35,9 @@ final class MessageHistoryIndexTable: Table {
     private func corrupt(_ reason: String) -> HistoryTableError { .corrupt(table: Self.tableId, reason: reason) }
 
     func get(_ id: MessageId) throws -> Entry? {
-        guard let buffer = try valueBox.get(table, key: key(id)) else { return nil }
-        return try buffer.read(orThrow: corrupt("index entry of \(id) has \(buffer.length) bytes")) { (reader) throws(ByteReadError) in
+        var length = 0
+        return try valueBox.readValue(table, key: key(id), orThrow: corrupt("index entry of \(id) has \(length) bytes")) { (reader) throws(ByteReadError) in
+            length = reader.buffer.count
             let entry = try Entry(&reader)
             try reader.requireEnd()
             return entry

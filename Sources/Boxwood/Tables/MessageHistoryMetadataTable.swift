@@ -75,12 +75,12 @@ final class MessageHistoryMetadataTable: Table {
         var key = peerKey(peerId, .peerNextMessageIdByNamespace, extra: 4)
         key.setInt32(9, value: namespace.rawValue)
         var value: Int32 = 1
-        if let buffer = try valueBox.get(table, key: key) {
-            value = try buffer.read(orThrow: corrupt("next message id of \(peerId)/\(namespace)")) { (reader) throws(ByteReadError) in
-                let stored = try reader.int32()
-                try reader.requireEnd()
-                return stored
-            }
+        if let stored = try valueBox.readValue(table, key: key, orThrow: corrupt("next message id of \(peerId)/\(namespace)"), { (reader) throws(ByteReadError) in
+            let stored = try reader.int32()
+            try reader.requireEnd()
+            return stored
+        }) {
+            value = stored
         }
         nextIdCache[cacheKey] = value
         return value
@@ -176,7 +176,7 @@ final class MessageHistoryMetadataTable: Table {
 
     /// True when `groupId`'s stored total unread state predates the filtered counters (16 bytes).
     func hasLegacyTotalUnreadState(groupId: PeerGroupId) throws -> Bool {
-        try valueBox.get(table, key: globalKey(.totalUnreadState, groupId: groupId)).map { $0.length == 16 } ?? false
+        try valueBox.withValue(table, key: globalKey(.totalUnreadState, groupId: groupId)) { $0.count == 16 } ?? false
     }
 
     func setTotalUnreadState(groupId: PeerGroupId, _ state: ChatListTotalUnreadState) throws {

@@ -60,6 +60,26 @@ extension MemoryBuffer {
 }
 
 extension ValueBox {
+    /// Reads the hand-laid value of `key` with `read` straight from the stored bytes (`withValue`: lent, not copied,
+    /// unless the value is compressed or spans overflow pages); nil when absent. A read that fails throws
+    /// `corrupt()`, as ``MemoryBuffer/read(orThrow:_:)`` does. `read` must not keep the reader's bytes.
+    func readValue<R>(_ table: ValueBoxTable, key: ValueBoxKey, orThrow corrupt: @autoclosure () -> HistoryTableError,
+                      _ read: (inout ByteReader) throws(ByteReadError) -> R) throws -> R? {
+        let result: Result<R, ByteReadError>? = try withValue(table, key: key) { bytes in
+            var reader = ByteReader(bytes)
+            do throws(ByteReadError) {
+                return .success(try read(&reader))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case nil: return nil
+        case .success(let value)?: return value
+        case .failure?: throw corrupt()
+        }
+    }
+
     /// Decodes the value of `key` with `decode` straight from the stored bytes (no copy); nil when absent.
     func decodeValue<T>(_ table: ValueBoxTable, key: ValueBoxKey,
                         _ decode: (UnsafeRawBufferPointer) throws(PostboxDecodingError) -> T) throws -> T? {

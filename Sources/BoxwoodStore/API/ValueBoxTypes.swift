@@ -92,8 +92,16 @@ public struct ValueBoxOptions: Sendable {
     public var checkpointWALBytes: UInt64 = 8 << 20
     /// A checkpoint also runs once uncheckpointed pages and values hold this many bytes of memory. Default 64 MiB.
     public var checkpointMemoryBytes = 64 << 20
-    /// Values at least this long are LZ4-compressed when that saves at least 1/16 of their size. Default 256.
+    /// Values at least this long (and at most ``compressionLimit``) are LZ4-compressed when that saves at least
+    /// 1/8 of their size. Default 256.
     public var compressionThreshold = 256
+    /// Values longer than this are stored uncompressed, whatever LZ4 would save. Default 1000 bytes: a longer value
+    /// goes to overflow pages, where a raw value is read without decompressing — lent in place from its page when it
+    /// takes one (up to 4064 bytes), copied once when it takes more — while a compressed one is decompressed on every
+    /// read (see docs/benchmarks.md, "Large values", for the measurement). `Int.max` compresses every value
+    /// from ``compressionThreshold`` on (the policy of earlier versions); files hold the codec of each value, so
+    /// either setting reads both kinds.
+    public var compressionLimit = 1000
     /// How long ``ValueBox/begin()`` (and a checkpoint or open that must repair the files) waits for another
     /// value box — in this or another process — to release the writer lock before it throws
     /// `.lockTimeout`. Default 10 seconds.

@@ -102,6 +102,7 @@ extension ValueBox {
         var copyOptions = ValueBoxOptions()
         copyOptions.encryption = encryption
         copyOptions.compressionThreshold = options.compressionThreshold
+        copyOptions.compressionLimit = options.compressionLimit
         copyOptions.lockTimeout = options.lockTimeout
         let copy = try ValueBox(path: directory, options: copyOptions, fileSystem: fileSystem)
         do throws(BoxwoodError) {

@@ -31,14 +31,18 @@ enum LeafValue {
     static let maxValueLength = UInt64(UInt32.max)
 
     /// Builds the leaf cell for `key`/`value` into `buffer` (at least `PageLayout.maxCellWithSlot` bytes);
-    /// large values go to a new dirty blob. Returns the cell size.
+    /// large values go to a new dirty blob. Returns the cell size. A value of `compressionThreshold` to
+    /// `compressionLimit` bytes is stored LZ4-compressed when that saves at least 1/8 (`LZ4Codec.compressIfSmaller`);
+    /// the cell's codec field records which (see `ValueBoxOptions.compressionLimit`).
     static func makeCell(_ pager: Pager, into buffer: UnsafeMutableRawPointer, key: UnsafeRawPointer, keyLength: Int,
-                         value: UnsafeRawPointer, valueLength: Int, compressionThreshold: Int) -> Int {
+                         value: UnsafeRawPointer, valueLength: Int, compressionThreshold: Int,
+                         compressionLimit: Int = Int.max) -> Int {
         var stored = value
         var storedLength = valueLength
         var codec = ValueCodec.raw
         var compressed: UnsafeMutableRawPointer? = nil
-        if valueLength >= compressionThreshold, let (bytes, n) = LZ4Codec.compressIfSmaller(value, valueLength) {
+        if valueLength >= compressionThreshold, valueLength <= compressionLimit,
+           let (bytes, n) = LZ4Codec.compressIfSmaller(value, valueLength) {
             compressed = bytes
             stored = UnsafeRawPointer(bytes)
             storedLength = n
@@ -113,6 +117,15 @@ enum LeafValue {
             if codec == .raw { return ValueBytes(pointer: blob.memory, count: blob.count, owned: nil) }
             return try decompress(pager, blob.memory, blob.count, rawLength: rawLength, page: p)
         }
+        if storedLength > 0 && storedLength <= PageLayout.overflowPayload {
+            // One overflow page holds the whole value: its payload is contiguous in the page's memory (the mapping
+            // of a plain file, the decrypted copy in an encrypted one), so it is lent or decompressed in place.
+            let payload = try singleOverflowPage(pager, ref, length: storedLength)
+            if codec == .raw { return ValueBytes(pointer: payload, count: storedLength, owned: nil) }
+            return try decompress(pager, payload, storedLength, rawLength: rawLength, page: p)
+        }
+        // A chain of several pages: every page has its header, so the value's bytes are never contiguous in the
+        // file. They are joined in one buffer (the only copy of a raw value; see docs/benchmarks.md, "Large values").
         let stored = try readOverflowChain(pager, first: ref, length: storedLength)
         if codec == .raw { return ValueBytes(pointer: stored, count: storedLength, owned: stored) }
         defer { freeBytes(stored) }
@@ -133,6 +146,17 @@ enum LeafValue {
             throw .corrupted(file: pager.file.path, page: pager.pageNumber(of: page), reason: "LZ4 value does not decompress to \(rawLength) bytes")
         }
         return ValueBytes(pointer: out, count: rawLength, owned: out)
+    }
+
+    /// The payload of the overflow page `ref` when it alone holds a value of `length` stored bytes (0 < `length` ≤
+    /// `PageLayout.overflowPayload`): the page must hold exactly `length` bytes and end its chain, as
+    /// `readOverflowChain` requires of a one-page chain.
+    private static func singleOverflowPage(_ pager: Pager, _ ref: UInt64, length: Int) throws(BoxwoodError) -> UnsafeRawPointer {
+        let p = try pager.diskPage(ref)
+        guard let overflow = OverflowPage(p), overflow.payloadLength == length, overflow.next == 0 else {
+            throw .corrupted(file: pager.file.path, page: ref.diskPageNumber, reason: "overflow chain does not match its \(length)-byte value")
+        }
+        return overflow.payload
     }
 
     /// Copies a chain of overflow pages into a new `malloc`ed buffer of `length` bytes.

@@ -57,10 +57,11 @@ extension ValueBox {
 
     /// Frees decrypted pages beyond `options.decryptedPageCacheBytes` (an encrypted file only). Called only
     /// between operations — at the end of a transaction, at the start of a read call or snapshot that is not
-    /// nested in another — where no cursor holds a page pointer.
+    /// nested in another — where no cursor holds a page pointer, and never while a read callback holds lent
+    /// bytes (`lendingDepth`).
     @inline(__always)
     func trimDecryptedPagesIfNeeded() {
-        guard let pager, pager.decryptedPageCount > options.decryptedPageCacheBytes / PageLayout.pageSize else { return }
+        guard lendingDepth == 0, let pager, pager.decryptedPageCount > options.decryptedPageCacheBytes / PageLayout.pageSize else { return }
         pager.trimDecryptedPages(budget: options.decryptedPageCacheBytes)
     }
 

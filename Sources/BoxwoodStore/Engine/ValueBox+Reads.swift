@@ -11,17 +11,37 @@ extension ValueBox {
         }
     }
 
-    /// Runs `body` with the value bytes of `key` without copying them when possible; nil when absent.
-    /// The bytes are valid only during `body`, which must not modify the value box.
-    public func withValue<R>(_ table: ValueBoxTable, key: ValueBoxKey, _ body: (UnsafeRawBufferPointer) -> R) throws(BoxwoodError) -> R? {
+    /// Runs `body` with the bytes of the value of `key` and returns what it returns; nil (and `body` is not run)
+    /// when the key or the table is absent. The borrowing read: nothing is copied when the stored bytes are the value.
+    ///
+    /// - The bytes are lent in place — from the read-only mapping of the data file (an encrypted file: from the page's
+    ///   decrypted copy), or from the memory of a commit not yet checkpointed — when the value is stored uncompressed
+    ///   in one contiguous run: inline in its leaf (a cell of at most 1000 bytes), in a single overflow page (up to
+    ///   4064 bytes), or not yet checkpointed (any length).
+    /// - Otherwise `body` sees a temporary buffer, made once and freed when `body` returns: the value decompressed
+    ///   (LZ4), or, for an uncompressed value of more than one overflow page, the pages' payloads joined (every
+    ///   overflow page carries its own header, so such a value is never contiguous in the file).
+    ///
+    /// The pointer is valid only inside `body`: do not keep it or let it escape (copy what must outlive the call).
+    /// `body` may read this value box (a nested read never frees or reuses the page the outer bytes are in: see
+    /// `lendingDepth`) but must not modify it (a write may move or free that page). Commits of other value boxes or
+    /// processes do not change what `body` sees: the read pins its snapshot in the shared header for the whole call,
+    /// and no checkpoint writes over a page a pinned snapshot can still reach. An error `body` throws is rethrown
+    /// unchanged.
+    public func withValue<R>(_ table: ValueBoxTable, key: ValueBoxKey,
+                             _ body: (UnsafeRawBufferPointer) throws(BoxwoodError) -> R) throws(BoxwoodError) -> R? {
         let pinned = try enterRead()
         defer { exitRead(pinned) }
         guard let state = try existingTable(table), state.root != 0 else { return nil }
         return try withInternalKey(table.keyType, key) { (k, n) throws(BoxwoodError) -> R? in
             guard let (page, off) = try BTree.find(pager, root: state.root, k, n) else { return nil }
             let value = try LeafValue.read(pager, page, off)
-            defer { value.release() }
-            return body(UnsafeRawBufferPointer(start: value.pointer, count: value.count))
+            lendingDepth += 1
+            defer {
+                lendingDepth -= 1
+                value.release()
+            }
+            return try body(UnsafeRawBufferPointer(start: value.pointer, count: value.count))
         }
     }
 
@@ -271,7 +291,9 @@ extension ValueBox {
                 }
             }
             lastKey.copyMemory(from: k, byteCount: n)
+            lendingDepth += 1
             let verdict = visit((UnsafeRawPointer(lastKey), n), lent, value)
+            lendingDepth -= 1
             bytes?.release()
             switch verdict {
             case .stop: return

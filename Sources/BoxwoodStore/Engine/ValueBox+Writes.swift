@@ -246,7 +246,8 @@ extension ValueBox {
              _ value: UnsafeRawPointer, _ valueLength: Int) throws(BoxwoodError) {
         var table = state.tables[id] ?? TableState(keyType: keyType, root: 0, entries: 0, bytes: 0)
         let cellSize = LeafValue.makeCell(pager, into: cellBuffer, key: key, keyLength: keyLength, value: value,
-                                          valueLength: valueLength, compressionThreshold: options.compressionThreshold)
+                                          valueLength: valueLength, compressionThreshold: options.compressionThreshold,
+                                          compressionLimit: options.compressionLimit)
         let pager: Pager = self.pager
         var root = table.root
         try BTree.upsert(pager, root: &root, key, keyLength, cell: cellBuffer, size: cellSize, path: path_) { (leaf, off) throws(BoxwoodError) in

@@ -74,6 +74,11 @@ public final class ValueBox {
     var holdsWriterLock = false
     /// True while a snapshot is pinned: an explicit `beginRead`, a read-only transaction, or a read call.
     @exclusivity(unchecked) var isPinned = false
+    /// Read callbacks running now that were lent page bytes (`withValue`, `withRange` and the other walks). While
+    /// one runs, the decrypted-page cache is not trimmed: a read inside the callback must not free or reuse the page
+    /// its caller's bytes are in — which a pinned snapshot prevents anyway, but a value box without a shared header
+    /// (a read-only file system) pins nothing.
+    @exclusivity(unchecked) var lendingDepth = 0
     var inExplicitRead = false
     /// The header's seqlock value when this state was last known to match what it published.
     @exclusivity(unchecked) var seenHeaderSequence: UInt64 = .max

@@ -15,12 +15,14 @@ enum ValueCodec: UInt8 {
 /// Each reads the other's blocks (`BoxwoodLZ4Tests/LZ4CompatibilityTests`). Building with
 /// `-Xswiftc -DBOXWOOD_SWIFT_LZ4` runs the Apple platforms' codec on Linux too.
 enum LZ4Codec {
-    /// Compresses `count` bytes at `source` when that saves at least 1/16 of the size; returns the compressed
-    /// bytes (caller frees with `deallocate`) or nil when compression does not pay.
+    /// Compresses `count` bytes at `source` when that saves at least 1/8 of the size; returns the compressed
+    /// bytes (caller frees with `deallocate`) or nil when compression does not pay: a value that LZ4 shrinks by less
+    /// is stored raw, as it would cost a decompression on every read for little space (docs/benchmarks.md,
+    /// "Large values").
     static func compressIfSmaller(_ source: UnsafeRawPointer, _ count: Int) -> (UnsafeMutableRawPointer, Int)? {
         guard count > 0, count < LZ4Block.maxInputSize else { return nil }
         let bound = LZ4Block.compressBound(count)
-        let target = count - count / 16
+        let target = count - count / 8
         let out = UnsafeMutableRawPointer.allocate(byteCount: bound, alignment: 8)
         #if canImport(CLZ4) && !BOXWOOD_SWIFT_LZ4
         let written = Int(LZ4_compress_default(
