@@ -26,9 +26,9 @@ import BoxwoodPlatform
 ///    free space becomes the new meta's, and the new meta is the state's base. Until then every read uses the
 ///    frozen pages in memory, so no read ever sees a page that is not written yet.
 ///
-/// Waiting happens only at a hard cap (dirty memory twice the budget, or a WAL four times its threshold: then the
-/// commit joins the running checkpoint and runs an inline one), in `suspend`, `close`, an explicit `checkpoint`,
-/// compaction and rekey, and in a recovery, always by joining the thread (a sleep in the kernel). The thread
+/// Waiting happens only at a hard cap (dirty memory twice the budget: the commit joins the running checkpoint and
+/// starts the next; a WAL four times its threshold: it joins it and runs an inline one, which empties the log), in
+/// `suspend`, `close`, an explicit `checkpoint`, compaction and rekey, and in a recovery, always by joining the thread (a sleep in the kernel). The thread
 /// exists only while a checkpoint is written. A failure is kept and becomes the value box's `failure` at the install,
 /// as a failed inline checkpoint does: the files are consistent (the old meta and the WAL, or the new meta, whose
 /// pages were synced, written again by the recovery) and the next call recovers from them.

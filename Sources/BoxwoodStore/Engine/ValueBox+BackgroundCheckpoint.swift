@@ -1,8 +1,8 @@
 /// Starting, settling and waiting for background checkpoints (the protocol: `BackgroundCheckpoint`).
 extension ValueBox {
-    /// Multiples of the thresholds at which a commit waits for the running background checkpoint and checkpoints
-    /// inline: dirty memory (frozen and newer) at twice `checkpointMemoryBytes`, a WAL at four times
-    /// `checkpointWALBytes` (only an inline checkpoint empties the log).
+    /// Multiples of the thresholds at which a commit waits for the running background checkpoint: dirty memory
+    /// (frozen and newer) at twice `checkpointMemoryBytes` (then the next background checkpoint starts at once), a
+    /// WAL at four times `checkpointWALBytes` (then it checkpoints inline: only that empties the log).
     static let dirtyMemoryCap = 2
     static let walCap: UInt64 = 4
 
@@ -28,16 +28,22 @@ extension ValueBox {
         // Saturating: a threshold near the type's limit (checkpoints effectively off) must not overflow.
         let walCap = options.checkpointWALBytes.multipliedReportingOverflow(by: ValueBox.walCap)
         let memoryCap = options.checkpointMemoryBytes.multipliedReportingOverflow(by: ValueBox.dirtyMemoryCap)
-        let overCap = log.size >= (walCap.overflow ? .max : walCap.partialValue)
-            || dirtyBytes >= (memoryCap.overflow ? .max : memoryCap.partialValue)
+        let walOverCap = log.size >= (walCap.overflow ? .max : walCap.partialValue)
+        let memoryOverCap = dirtyBytes >= (memoryCap.overflow ? .max : memoryCap.partialValue)
         if backgroundCheckpoint != nil {
-            // One runs: wait for it only at the hard cap.
-            guard overCap else { return }
+            // One runs: wait for it only at a hard cap. At the memory cap the commits outran the checkpointer:
+            // wait for it, then freeze what was committed meanwhile for the next one. Only an inline checkpoint
+            // empties the WAL.
+            guard walOverCap || memoryOverCap else { return }
             waitForBackgroundCheckpoint()
             if failure != nil { return }
-        } else if !crossed && !overCap {
+            if !walOverCap, canCheckpointInBackground {
+                startBackgroundCheckpoint(log)
+                return
+            }
+        } else if !crossed && !walOverCap && !memoryOverCap {
             return
-        } else if !overCap, canCheckpointInBackground {
+        } else if !walOverCap, canCheckpointInBackground {
             startBackgroundCheckpoint(log)
             return
         }
