@@ -6,6 +6,8 @@
 //
 //     A <n>   transaction n is committed
 //     C <n>   transaction n is committed and an explicit checkpoint starts now
+//     B <n>   transaction n is committed and a background checkpoint is being written now (the next commits
+//             go on meanwhile)
 //
 // `encrypted` opens the database under `CrashEncryption.first`; `rekeying` opens it under whichever of the two
 // test keys opens it and, where the workload checkpoints, rekeys it to the other key instead (announced with `C n`,
@@ -43,6 +45,8 @@ do throws(BoxwoodError) {
         if workload.checkpointsAfter(n) {
             emit(1, "C \(n)\n")
             if let target = encryption.rekeyTarget(current: box) { try box.rekey(to: target) } else { try box.checkpoint() }
+        } else if box.isCheckpointingInBackground {
+            emit(1, "B \(n)\n")
         } else {
             emit(1, "A \(n)\n")
         }

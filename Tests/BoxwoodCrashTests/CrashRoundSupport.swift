@@ -18,15 +18,19 @@ enum KillPlan: CustomStringConvertible {
     case afterAcks(Int, pauseMicroseconds: Int)
     /// As soon as the child announces a checkpoint.
     case atCheckpoint
+    /// As soon as the child announces a commit after which a background checkpoint is being written.
+    case atBackgroundCheckpoint
     /// This long after the spawn, whatever the child is doing.
     case afterDelay(milliseconds: Int)
 
     static func random(using generator: inout SplitMix64) -> KillPlan {
         switch Int.random(in: 0..<10, using: &generator) {
-        case 0..<4:
+        case 0..<3:
             return .afterAcks(Int.random(in: 0...40, using: &generator), pauseMicroseconds: Int.random(in: 0...3_000, using: &generator))
-        case 4..<7:
+        case 3..<5:
             return .atCheckpoint
+        case 5..<7:
+            return .atBackgroundCheckpoint
         default:
             return .afterDelay(milliseconds: Int.random(in: 0...30, using: &generator))
         }
@@ -36,6 +40,7 @@ enum KillPlan: CustomStringConvertible {
         switch self {
         case let .afterAcks(acks, pause): return "after \(acks) acks + \(pause) µs"
         case .atCheckpoint: return "at a checkpoint announcement"
+        case .atBackgroundCheckpoint: return "while a background checkpoint is written"
         case let .afterDelay(milliseconds): return "\(milliseconds) ms after spawn"
         }
     }
@@ -59,6 +64,8 @@ struct ChildRun {
     /// completed.)
     var checkpointed: UInt64
     var atCheckpoint: Bool
+    /// Killed right after a commit that left a background checkpoint writing (`B n`).
+    var atBackgroundCheckpoint = false
     var termination: ChildTermination
     var stderr: String
 }
@@ -101,7 +108,7 @@ struct CrashChildLauncher {
         /// Records an acknowledgement; true when it announces a checkpoint.
         func take(_ line: String) -> Bool {
             let parts = line.split(separator: " ")
-            guard parts.count == 2, parts[0] == "A" || parts[0] == "C", UInt64(parts[1]) == run.acked + 1 else {
+            guard parts.count == 2, parts[0] == "A" || parts[0] == "B" || parts[0] == "C", UInt64(parts[1]) == run.acked + 1 else {
                 unexpected = unexpected ?? line
                 return false
             }
@@ -121,6 +128,12 @@ struct CrashChildLauncher {
         case .kill(.atCheckpoint):
             while !run.atCheckpoint, let line = process.nextLine(before: stallDeadline) { run.atCheckpoint = take(line) }
             reachedGoal = run.atCheckpoint
+        case .kill(.atBackgroundCheckpoint):
+            while !run.atBackgroundCheckpoint, let line = process.nextLine(before: stallDeadline) {
+                let announcesCheckpoint = take(line)
+                run.atBackgroundCheckpoint = !announcesCheckpoint && line.hasPrefix("B ")
+            }
+            reachedGoal = run.atBackgroundCheckpoint
         case let .kill(.afterDelay(milliseconds)):
             while let line = process.nextLine(before: spawned + .milliseconds(milliseconds)) { _ = take(line) }
         case let .whenLazyFSDies(maxAcks, timeout):

@@ -37,6 +37,65 @@ public enum DetachedThread {
     }
 }
 
+/// A joinable POSIX thread: one piece of work that its starter waits for with ``join()`` (a sleep in the kernel,
+/// `pthread_join`), e.g. a checkpoint written in the background. The thread exists only while `body` runs.
+public final class JoinableThread: @unchecked Sendable {
+    #if os(Linux)
+    private let thread: pthread_t
+    private init(_ thread: pthread_t) { self.thread = thread }
+    #else
+    private let thread: pthread_t?
+    private init(_ thread: pthread_t?) { self.thread = thread }
+    #endif
+    /// Set by the first `join` (the starter is the only caller).
+    private var joined = false
+
+    /// Starts `body` on a new thread named `name` (at most 15 bytes are kept on Linux).
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) -> JoinableThread {
+        let context = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
+        #if os(Linux)
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()  // `raw` is `context`, never nil
+            return nil
+        }, context)
+        #else
+        var thread: pthread_t? = nil
+        let status = pthread_create(&thread, nil, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
+            return nil
+        }, context)
+        #endif
+        guard status == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            throw Errno(rawValue: status)
+        }
+        return JoinableThread(thread)
+    }
+
+    /// Waits until the thread's body has returned. Later calls return at once.
+    public func join() {
+        if joined { return }
+        joined = true
+        #if os(Linux)
+        _ = pthread_join(thread, nil)
+        #else
+        if let thread { _ = pthread_join(thread, nil) }
+        #endif
+    }
+
+    deinit {
+        // A thread nobody joined must not stay a zombie: detach it (it still runs to its end).
+        if !joined {
+            #if os(Linux)
+            pthread_detach(thread)
+            #else
+            if let thread { pthread_detach(thread) }
+            #endif
+        }
+    }
+}
+
 /// What a detached thread runs (carried through `pthread_create`'s context pointer).
 private final class ThreadBody {
     let name: String

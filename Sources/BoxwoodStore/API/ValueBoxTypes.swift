@@ -92,6 +92,12 @@ public struct ValueBoxOptions: Sendable {
     public var checkpointWALBytes: UInt64 = 8 << 20
     /// A checkpoint also runs once uncheckpointed pages and values hold this many bytes of memory. Default 64 MiB.
     public var checkpointMemoryBytes = 64 << 20
+    /// Automatic checkpoints are written on a thread of their own while commits go on (default true): the commit
+    /// that crosses a threshold returns after its WAL append. A commit waits only when dirty memory reaches twice
+    /// ``checkpointMemoryBytes`` (for the running background checkpoint to end; then the next starts) or the WAL four
+    /// times ``checkpointWALBytes`` (then it also checkpoints inline, which empties the WAL: a background checkpoint
+    /// leaves it as it is). False: every automatic checkpoint runs inside the commit that crosses a threshold.
+    public var backgroundCheckpoints = true
     /// Values at least this long (and at most ``compressionLimit``) are LZ4-compressed when that saves at least
     /// 1/8 of their size. Default 256.
     public var compressionThreshold = 256

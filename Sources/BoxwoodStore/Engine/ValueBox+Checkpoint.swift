@@ -30,6 +30,7 @@ extension ValueBox {
     /// usable, writable, and neither in a transaction nor in a read snapshot; the writer lock is taken (and the
     /// state caught up) unless this value box holds it already, and released afterwards.
     func withFileMaintenanceLock<T>(_ body: () throws(BoxwoodError) -> T) throws(BoxwoodError) -> T {
+        if transaction == nil && !inExplicitRead { waitForBackgroundCheckpoint() }
         try checkUsable()
         if options.readOnly { throw .readOnly(path: path) }
         if transaction != nil || inExplicitRead { throw .transactionAlreadyActive }
@@ -44,7 +45,8 @@ extension ValueBox {
 
     private func checkpointLocked() throws(BoxwoodError) {
         if pager.liveDirtyPages == 0 && pager.freeSpace.released.isEmpty && state.version == meta.lastSequence
-            && state.masterClientId == meta.masterClientId && !state.secureDeletePending && !hasFreeTail {
+            && state.masterClientId == meta.masterClientId && !state.secureDeletePending && !hasFreeTail
+            && (wal?.size ?? 0) <= UInt64(WriteAheadLog.headerSize) {
             return
         }
         do {
@@ -131,6 +133,7 @@ extension ValueBox {
 
         // 5. Reset the WAL, and tell the other value boxes.
         try wal!.reset(salt: newMeta.walSalt, sync: sync)  // a writable value box has its log (see `wal`)
+        walCheckpointedEnd = 0
         publishState()
 
         // 6. Secure delete: zero the free pages, which include every page a secure remove left behind.
@@ -197,7 +200,7 @@ extension ValueBox {
 /// out, coalescing runs of consecutive pages into one write. Every page it writes is named by a disk reference
 /// carrying the checkpoint's write tag (`DataFileLayout.reference(to:writtenBy:)`), and that reference is what the
 /// parent, the leaf, the previous page of a chain or the meta stores.
-final class CheckpointWriter {
+final class CheckpointWriter: CheckpointPageSink {
     let pager: Pager
     private let output: PageRunWriter
     private let allocator: PageAllocator
@@ -212,7 +215,7 @@ final class CheckpointWriter {
     }
 
     /// A new page: its disk reference.
-    private func allocate() -> UInt64 { pager.layout.reference(to: allocator.allocate(), writtenBy: generation) }
+    func allocate() -> UInt64 { pager.layout.reference(to: allocator.allocate(), writtenBy: generation) }
 
     /// Seals `page` as the page `reference` names and queues it for writing.
     func write(_ page: UnsafeMutableRawPointer, as reference: UInt64) throws(BoxwoodError) {
@@ -272,7 +275,18 @@ final class CheckpointWriter {
         pager.releaseBlobAfterFlush(ref)
         return numbers[0]
     }
+}
 
+/// Where a checkpoint's pages go: disk references for new pages (from its allocator, tagged with its generation)
+/// and sealed writes of plain pages. The inline `CheckpointWriter` and the background `FrozenCheckpointWriter`.
+protocol CheckpointPageSink: AnyObject {
+    /// A new page: its disk reference.
+    func allocate() -> UInt64
+    /// Seals `page` as the page `reference` names and queues it for writing.
+    func write(_ page: UnsafeMutableRawPointer, as reference: UInt64) throws(BoxwoodError)
+}
+
+extension CheckpointPageSink {
     /// Writes `free` (minus the pages taken to hold it) as a chain of freelist pages; returns the disk reference of
     /// the first, the page numbers of all, and the entries written.
     func writeFreelist(_ free: inout [UInt64]) throws(BoxwoodError) -> (head: UInt64, pages: [UInt64], count: Int) {

@@ -64,12 +64,32 @@ extension ValueBox {
 
     func lockWriter() throws(BoxwoodError) {
         guard let header, !holdsWriterLock else { return }
+        if let checkpoint = backgroundCheckpoint {
+            // A running background checkpoint holds the lock for this value box: share it.
+            if checkpoint.joinWriterLock() {
+                holdsWriterLock = true
+                return
+            }
+            waitForBackgroundCheckpoint()
+            if let failure { throw failure }
+            if holdsWriterLock { return }
+        }
         try header.lockWriter(timeout: options.lockTimeout)
         holdsWriterLock = true
     }
 
     func unlockWriter() {
         guard let header, holdsWriterLock else { return }
+        if let checkpoint = backgroundCheckpoint {
+            // The running checkpoint keeps the lock (and releases it when it ends).
+            if checkpoint.leaveWriterLock() {
+                holdsWriterLock = false
+                return
+            }
+            // It ended while this value box held the lock: install it (publishing its generation) first.
+            if transaction == nil { waitForBackgroundCheckpoint() } else { joinBackgroundCheckpoint() }
+            if failure != nil { return }
+        }
         header.unlockWriter()
         holdsWriterLock = false
     }
@@ -124,6 +144,7 @@ extension ValueBox {
     /// (pass that to `exitRead`).
     @inline(__always)
     func enterRead() throws(BoxwoodError) -> Bool {
+        if backgroundCheckpoint != nil { settleBackgroundCheckpoint() }
         if failure != nil { try recoverFromFailure() }
         if isClosed { throw .closed }
         if suspended { throw .suspended(path: path) }
@@ -145,6 +166,13 @@ extension ValueBox {
     /// writer lock.
     func catchUp() throws(BoxwoodError) {
         guard let header else { return }
+        if let checkpoint = backgroundCheckpoint {
+            // While it runs, this value box's background checkpoint holds the writer lock since a commit of this
+            // value box: nobody else has written. Once it ended, install it before looking at the header.
+            guard checkpoint.isFinished, transaction == nil else { return }
+            waitForBackgroundCheckpoint()
+            if let failure { throw failure }
+        }
         if header.sequence == seenHeaderSequence && !(holdsWriterLock && header.writerIsChangingFiles) { return }
         if holdsWriterLock && header.writerIsChangingFiles {
             // The previous writer died between changing the files and publishing: the files are the truth.
@@ -269,12 +297,19 @@ extension ValueBox {
                                            walEnd: wal?.endOffset ?? UInt64(WriteAheadLog.headerSize),
                                            masterClientId: state.masterClientId)
         if header.hasValidIdentity { header.publish(state) } else { header.initialize(state) }
-        if !options.readOnly { header.writerIsChangingFiles = false }
+        // While a background checkpoint writes, the files run ahead of what is published (its pages, then its meta).
+        if let checkpoint = backgroundCheckpoint {
+            checkpoint.notePublished(state)
+        } else if !options.readOnly {
+            header.writerIsChangingFiles = false
+        }
         seenHeaderSequence = header.sequence
     }
 
     /// Checkpoints when no other value box is writing (used by `close`, which must not wait).
     func checkpointIfWriterLockIsFree() throws(BoxwoodError) {
+        waitForBackgroundCheckpoint()
+        if let failure { throw failure }
         if let header, !holdsWriterLock {
             guard try header.tryLockWriter() else { return }
             holdsWriterLock = true

@@ -19,6 +19,7 @@ extension ValueBox {
     /// suspended value box does nothing.
     public func suspend() throws(BoxwoodError) {
         if suspended { return }
+        if transaction == nil && !inExplicitRead { waitForBackgroundCheckpoint() }
         try checkUsable()
         if transaction != nil { throw .transactionAlreadyActive }
         endRead()

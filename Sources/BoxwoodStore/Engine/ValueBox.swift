@@ -61,6 +61,11 @@ public final class ValueBox {
     /// synced again before the files are trusted (after a failed fsync the page cache may hold bytes the
     /// disk does not).
     var pendingMeta: MetaPage?
+    /// The checkpoint being written in the background, until it is installed (see `BackgroundCheckpoint`).
+    var backgroundCheckpoint: BackgroundCheckpoint?
+    /// The WAL's end when the last background checkpoint froze its state: the records before it are (or are being)
+    /// checkpointed, so the WAL threshold counts from here. Reset with the log.
+    var walCheckpointedEnd: UInt64 = 0
 
     // MARK: Sharing (see ValueBox+Sharing.swift)
 
@@ -152,6 +157,7 @@ public final class ValueBox {
         }
         if transaction != nil { abort() }
         endRead()
+        waitForBackgroundCheckpoint()
         var closeError: BoxwoodError? = nil
         if failure == nil && !options.readOnly {
             do { try checkpointIfWriterLockIsFree() } catch { closeError = error }
@@ -167,6 +173,7 @@ public final class ValueBox {
     }
 
     func releaseFiles() {
+        joinBackgroundCheckpoint()
         isClosed = true
         pager = nil
         dataFile?.close()
@@ -187,6 +194,7 @@ public final class ValueBox {
     public var isInTransaction: Bool { transaction != nil }
 
     func checkUsable() throws(BoxwoodError) {
+        if backgroundCheckpoint != nil { settleBackgroundCheckpoint() }
         if failure != nil { try recoverFromFailure() }
         if isClosed { throw .closed }
         if suspended { throw .suspended(path: path) }
@@ -266,15 +274,7 @@ public final class ValueBox {
         record.clear()
         ownCommits.store(sequence, ordering: .releasing)
         publishState()
-        if log.size >= options.checkpointWALBytes
-            || pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes >= options.checkpointMemoryBytes {
-            do {
-                try checkpoint()
-                lastCheckpointError = nil
-            } catch {
-                lastCheckpointError = error
-            }
-        }
+        checkpointAfterCommit(log)
         endTransaction()
     }
 

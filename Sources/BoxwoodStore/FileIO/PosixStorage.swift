@@ -62,6 +62,9 @@ public final class PosixFileSystem: StorageFileSystem, Sendable {
     /// The shared instance.
     public static let shared = PosixFileSystem()
 
+    /// Files are descriptors and mappings: `pread`/`pwrite`/`fsync` from several threads are fine.
+    public var allowsConcurrentFileAccess: Bool { true }
+
     public init() {}
 
     public func open(_ path: String, create: Bool, readOnly: Bool) throws(BoxwoodError) -> StorageFile {

@@ -46,6 +46,13 @@ public protocol StorageFileSystem: AnyObject {
     /// Opens (creating when missing) the coordination file that processes sharing a database map and lock
     /// (see ``CoordinationFile``).
     func openCoordinationFile(_ path: String) throws(BoxwoodError) -> CoordinationFile
+    /// True when two threads may use its files at once (one writing and syncing the data file while another appends
+    /// to the WAL and reads the mapping): background checkpoints need it. False by default.
+    var allowsConcurrentFileAccess: Bool { get }
+}
+
+extension StorageFileSystem {
+    public var allowsConcurrentFileAccess: Bool { false }
 }
 
 /// What a path names.

@@ -26,6 +26,9 @@ final class FreeSpace {
     private(set) var catalogPages: [UInt64] = []
     /// Pages committed transactions released since the last checkpoint.
     private(set) var released: [UInt64] = []
+    /// Pages committed transactions released before a background checkpoint froze its state: that checkpoint's
+    /// freelist holds them (see `BackgroundCheckpoint`). Empty when none runs.
+    private(set) var frozenReleased: [UInt64] = []
     /// Pages the open transaction released.
     private var releasedByTransaction: [UInt64] = []
     /// One bit per page of `released` and `releasedByTransaction`.
@@ -38,8 +41,36 @@ final class FreeSpace {
         self.freelistPages = freelistPages
         self.catalogPages = catalogPages
         released = []
+        frozenReleased = []
         releasedByTransaction = []
         releasedBits.removeAll(keepingCapacity: true)
+    }
+
+    /// A background checkpoint froze the committed state (between transactions): what was released so far is its
+    /// business; what commits release from now on waits for the checkpoint after it. The release bits stay: a page
+    /// released before the freeze is referenced by nothing live, so it is never released again until the install.
+    func freeze() {
+        frozenReleased = released
+        released = []
+    }
+
+    /// Adopts the free space of the durable state a background checkpoint just wrote (its freelist, the pages
+    /// holding it, its catalog's pages), keeping what commits released since the freeze, plus `alsoReleased`: the
+    /// pages that checkpoint wrote for pages and values that commits after the freeze stopped using.
+    func installAfterBackgroundCheckpoint(free: [UInt64], freelistPages: [UInt64], catalogPages: [UInt64], alsoReleased: [UInt64]) {
+        self.free = free.sorted(by: >)
+        self.freelistPages = freelistPages
+        self.catalogPages = catalogPages
+        frozenReleased = []
+        released.append(contentsOf: alsoReleased)
+        releasedBits.removeAll(keepingCapacity: true)
+        for page in released + releasedByTransaction {
+            let word = Int(page >> 6)
+            if word >= releasedBits.count {
+                releasedBits.append(contentsOf: repeatElement(0, count: word - releasedBits.count + 1 + releasedBits.count / 2))
+            }
+            releasedBits[word] |= 1 << (page & 63)
+        }
     }
 
     /// Records that the open transaction stopped using page `page` of the durable state. False when the page was
@@ -72,7 +103,7 @@ final class FreeSpace {
     }
 
     /// Pages free now or after the next checkpoint (statistics, compaction's report).
-    var freeOrReleasedCount: Int { free.count + released.count }
+    var freeOrReleasedCount: Int { free.count + frozenReleased.count + released.count }
 
     /// The next checkpoint's freelist: `stillFree` (what stays free of the durable freelist after the checkpoint
     /// took pages from it), plus every page the durable state uses that the checkpoint's state does not — the

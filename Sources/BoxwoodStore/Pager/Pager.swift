@@ -336,10 +336,20 @@ final class Pager {
 
     // MARK: Transactions
 
-    /// Makes the current transaction's pages permanent (until the next checkpoint) and starts a new one.
+    /// Makes the current transaction's pages permanent (until the next checkpoint) and starts a new one. Frozen
+    /// pages and blobs it stopped using stay in memory until the background checkpoint is installed.
     func commitTransaction() {
-        for index in retiredPages { releaseDirty(index) }
-        for index in retiredBlobs { releaseBlob(index) }
+        if let frozenBefore {
+            for index in retiredPages {
+                if dirtyTxn[index] < frozenBefore { retiredFrozenPages.append(index) } else { releaseDirty(index) }
+            }
+            for index in retiredBlobs {
+                if let b = blobs[index], b.txn < frozenBefore { retiredFrozenBlobs.append(index) } else { releaseBlob(index) }
+            }
+        } else {
+            for index in retiredPages { releaseDirty(index) }
+            for index in retiredBlobs { releaseBlob(index) }
+        }
         freeSpace.commitTransaction()
         resetTransactionLists()
     }
@@ -359,6 +369,72 @@ final class Pager {
         createdBlobs.removeAll(keepingCapacity: true)
         retiredBlobs.removeAll(keepingCapacity: true)
         txn &+= 1
+    }
+
+    // MARK: Background checkpoint support (see `BackgroundCheckpoint`)
+
+    /// Set while a background checkpoint writes the committed state it froze: the dirty pages and blobs of every
+    /// transaction below this id. Invariant kept here: a frozen page or blob is never changed (a later transaction
+    /// copies it first, as it copies any page of an earlier transaction) and never freed or its slot reused until
+    /// `installFrozen`, so the checkpointer thread may read it while this thread goes on committing.
+    private(set) var frozenBefore: UInt64?
+    /// Frozen pages and blobs that commits after the freeze stopped using (freed at the install).
+    private var retiredFrozenPages: [Int] = []
+    private var retiredFrozenBlobs: [Int] = []
+    /// Dirty pages and blob bytes alive at the freeze (all frozen).
+    private(set) var frozenPageCount = 0
+    private(set) var frozenBlobBytes = 0
+
+    /// The committed pages and blobs, frozen for a background checkpoint (between transactions). The arrays are
+    /// copies: this thread may grow its own meanwhile.
+    func freeze() -> (pages: [UnsafeMutableRawPointer?], blobs: [Blob?]) {
+        frozenBefore = txn
+        frozenPageCount = liveDirtyPages
+        frozenBlobBytes = liveBlobBytes
+        return (dirtyPages, blobs)
+    }
+
+    /// Installs a background checkpoint whose meta is durable (between transactions): every reference that a page
+    /// made after the freeze holds to a frozen page or blob now names the disk page it was written to (`forward`,
+    /// `blobForward`: the first page of its overflow chain), the frozen memory is freed, and `written` (every page
+    /// the checkpoint wrote) is forgotten as verified or decrypted. Returns the disk pages of frozen pages and blobs
+    /// that commits after the freeze stopped using: the next checkpoint frees them. The caller maps the roots.
+    func installFrozen(forward: [Int: UInt64], blobForward: [Int: (head: UInt64, pages: [UInt64])], written: [UInt64]) -> [UInt64] {
+        guard let frozenBefore else { return [] }
+        let hadFrozenBlobs = !blobForward.isEmpty
+        for index in dirtyPages.indices {
+            guard let p = dirtyPages[index], dirtyTxn[index] >= frozenBefore else { continue }
+            if PageType.raw(of: p) == PageType.branch.rawValue {
+                let branch = BranchPage(p)
+                for c in 0...branch.count {
+                    let child = branch.child(c)
+                    if child.isDirtyRef, let disk = forward[child.dirtyIndex] { BranchPage.setChild(p, c, disk) }
+                }
+            } else if hadFrozenBlobs {
+                let leaf = LeafPage(p)
+                for i in 0..<leaf.count {
+                    let off = leaf.slot(i)
+                    if let overflow = LeafValue.overflowReference(p, off), overflow.isDirtyRef,
+                       let disk = blobForward[overflow.dirtyIndex] {
+                        store64(p, LeafValue.valueOffset(p, off), disk.head)
+                    }
+                }
+            }
+        }
+        var released: [UInt64] = []
+        for index in retiredFrozenPages { if let disk = forward[index] { released.append(disk.diskPageNumber) } }
+        for index in retiredFrozenBlobs { if let disk = blobForward[index] { released.append(contentsOf: disk.pages) } }
+        for page in written { if isEncrypted { decrypted.remove(page) } else { markVerified(page) } }
+        for index in dirtyPages.indices where dirtyPages[index] != nil && dirtyTxn[index] < frozenBefore { releaseDirty(index) }
+        for index in blobs.indices { if let b = blobs[index], b.txn < frozenBefore { releaseBlob(index) } }
+        retiredFrozenPages.removeAll()
+        retiredFrozenBlobs.removeAll()
+        self.frozenBefore = nil
+        frozenPageCount = 0
+        frozenBlobBytes = 0
+        trimSparePages()
+        modificationCount &+= 1
+        return released
     }
 
     // MARK: Checkpoint support

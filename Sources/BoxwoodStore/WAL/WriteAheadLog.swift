@@ -184,9 +184,15 @@ final class WriteAheadLog {
             let h = buffer + position
             guard let header = WALRecordHeader.open(h, offset: start + UInt64(position), salt: salt) else { return false }
             let length = header.payloadLength
-            guard length <= count - position - headerSize - trailer, header.sequence == expected else { return false }
+            guard length <= count - position - headerSize - trailer, header.sequence <= expected else { return false }
             let payload = h + headerSize
             guard header.openPayload(payload, cipher: cipher) else { return false }
+            if header.sequence < expected {
+                // Already in the pages: a background checkpoint keeps the log's salt, so the records before its
+                // meta's last sequence stay in the log (see `BackgroundCheckpoint`).
+                position += headerSize + length + trailer
+                continue
+            }
             try apply(expected, header.operationCount, UnsafeRawBufferPointer(start: payload, count: length))
             chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(header.operations)
             position += headerSize + length + trailer

@@ -1,0 +1,157 @@
+/// Starting, settling and waiting for background checkpoints (the protocol: `BackgroundCheckpoint`).
+extension ValueBox {
+    /// Multiples of the thresholds at which a commit waits for the running background checkpoint: dirty memory
+    /// (frozen and newer) at twice `checkpointMemoryBytes` (then the next background checkpoint starts at once), a
+    /// WAL at four times `checkpointWALBytes` (then it checkpoints inline: only that empties the log).
+    static let dirtyMemoryCap = 2
+    static let walCap: UInt64 = 4
+
+    /// True while an automatic checkpoint is written in the background (see ``ValueBoxOptions/backgroundCheckpoints``),
+    /// or has ended and is not taken over yet (the next call does that).
+    public var isCheckpointingInBackground: Bool { backgroundCheckpoint != nil }
+
+    /// Dirty page and value bytes in memory, frozen ones included.
+    var dirtyBytes: Int { pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes }
+
+    /// Dirty bytes made since the running background checkpoint froze its state (all of them when none runs).
+    var dirtyBytesSinceFreeze: Int {
+        (pager.liveDirtyPages - pager.frozenPageCount) * PageLayout.pageSize + pager.liveBlobBytes - pager.frozenBlobBytes
+    }
+
+    /// After a commit (writer lock held, no transaction open): checkpoints when a threshold is crossed — in the
+    /// background when it may, else inline. Errors of an inline checkpoint are kept in `lastCheckpointError`.
+    func checkpointAfterCommit(_ log: WriteAheadLog) {
+        settleBackgroundCheckpoint()
+        if failure != nil { return }
+        let walSinceCheckpoint = log.size - min(log.size, walCheckpointedEnd)
+        let crossed = walSinceCheckpoint >= options.checkpointWALBytes || dirtyBytesSinceFreeze >= options.checkpointMemoryBytes
+        // Saturating: a threshold near the type's limit (checkpoints effectively off) must not overflow.
+        let walCap = options.checkpointWALBytes.multipliedReportingOverflow(by: ValueBox.walCap)
+        let memoryCap = options.checkpointMemoryBytes.multipliedReportingOverflow(by: ValueBox.dirtyMemoryCap)
+        let walOverCap = log.size >= (walCap.overflow ? .max : walCap.partialValue)
+        let memoryOverCap = dirtyBytes >= (memoryCap.overflow ? .max : memoryCap.partialValue)
+        if backgroundCheckpoint != nil {
+            // One runs: wait for it only at a hard cap. At the memory cap the commits outran the checkpointer:
+            // wait for it, then freeze what was committed meanwhile for the next one. Only an inline checkpoint
+            // empties the WAL.
+            guard walOverCap || memoryOverCap else { return }
+            waitForBackgroundCheckpoint()
+            if failure != nil { return }
+            if !walOverCap, canCheckpointInBackground {
+                startBackgroundCheckpoint(log)
+                return
+            }
+        } else if !crossed && !walOverCap && !memoryOverCap {
+            return
+        } else if !walOverCap, canCheckpointInBackground {
+            startBackgroundCheckpoint(log)
+            return
+        }
+        do {
+            try checkpoint()
+            lastCheckpointError = nil
+        } catch {
+            lastCheckpointError = error
+        }
+    }
+
+    /// A background checkpoint may start: asked for, files that two threads may use at once (the simulated disks of
+    /// the power-cut tests are not: they checkpoint inline), nothing to scrub (a secure delete wants its bytes gone at
+    /// the checkpoint, which an inline one does), and a shared header to hold the lock in.
+    private var canCheckpointInBackground: Bool {
+        options.backgroundCheckpoints && fileSystem.allowsConcurrentFileAccess && header != nil && !state.secureDeletePending && holdsWriterLock && transaction == nil
+    }
+
+    /// Freezes the committed state and starts writing it (see `BackgroundCheckpoint`, step 1).
+    private func startBackgroundCheckpoint(_ log: WriteAheadLog) {
+        guard let header else { return }
+        let reuse: Bool
+        do {
+            reuse = !(try header.hasLiveReader(olderThan: meta.generation, ownSlot: readerSlot))
+        } catch {
+            lastCheckpointError = error
+            return
+        }
+        header.writerIsChangingFiles = true
+        let freeSpace = pager.freeSpace
+        freeSpace.freeze()
+        let (pages, blobs) = pager.freeze()
+        let input = FrozenCheckpointInput(
+            tables: state.tables.sorted { $0.key < $1.key }.map { (id: $0.key, table: $0.value) },
+            version: state.version, masterClientId: state.masterClientId, pages: pages, blobs: blobs,
+            durableMeta: meta, walSalt: log.salt, reusable: reuse ? freeSpace.free : [], durableFree: freeSpace.free,
+            alsoFree: freeSpace.frozenReleased + freeSpace.catalogPages + freeSpace.freelistPages,
+            sync: options.durability != .off)
+        let writer = FrozenCheckpointWriter(input: input, file: dataFile, layout: pager.layout)
+        let published = SharedHeader.Published(generation: meta.generation, walSalt: log.salt, version: state.version,
+                                               walEnd: log.endOffset, masterClientId: state.masterClientId)
+        let checkpoint = BackgroundCheckpoint(writer: writer, header: header, published: published,
+                                              frozenVersion: state.version, walEndAtFreeze: log.endOffset)
+        backgroundCheckpoint = checkpoint
+        walCheckpointedEnd = log.endOffset
+        checkpoint.start()
+    }
+
+    /// Installs the background checkpoint if it has ended. Only between transactions and outside a read snapshot
+    /// (no cursor holds a pointer into a frozen page).
+    func settleBackgroundCheckpoint() {
+        guard let checkpoint = backgroundCheckpoint, transaction == nil, !isPinned, checkpoint.isFinished else { return }
+        installBackgroundCheckpoint(checkpoint)
+    }
+
+    /// Waits for the running background checkpoint, if any, and installs it (between transactions).
+    func waitForBackgroundCheckpoint() {
+        guard let checkpoint = backgroundCheckpoint else { return }
+        checkpoint.join()
+        installBackgroundCheckpoint(checkpoint)
+    }
+
+    /// Waits for the running background checkpoint without installing it: the files are being released (the state
+    /// is rebuilt from them). The writer lock is this value box's afterwards when the checkpointer kept it.
+    func joinBackgroundCheckpoint() {
+        guard let checkpoint = backgroundCheckpoint else { return }
+        checkpoint.join()
+        backgroundCheckpoint = nil
+        if !checkpoint.releasedLock { holdsWriterLock = header != nil }
+    }
+
+    /// Step 4 of `BackgroundCheckpoint`: the new meta becomes the state's base. On a failure of the checkpoint, or
+    /// of the install, `failure` is set (and the writer lock kept) as after a failed inline checkpoint.
+    private func installBackgroundCheckpoint(_ checkpoint: BackgroundCheckpoint) {
+        checkpoint.join()
+        backgroundCheckpoint = nil
+        if !checkpoint.releasedLock { holdsWriterLock = header != nil }
+        guard let outcome = checkpoint.outcome else {
+            let error = checkpoint.error ?? .closed
+            pendingMeta = checkpoint.pendingMeta
+            lastCheckpointError = error
+            failure = error
+            return
+        }
+        meta = outcome.meta
+        pager.pageCount = outcome.meta.pageCount
+        do {
+            try pager.ensureMapped(pages: outcome.meta.pageCount)
+        } catch {
+            // The files are consistent (the new meta is durable); the recovery maps them again.
+            lastCheckpointError = error
+            failure = error
+            holdsWriterLock = holdsWriterLock || (header != nil && (try? header!.tryLockWriter()) == true)
+            return
+        }
+        for (id, table) in state.tables where table.root.isDirtyRef {
+            if let disk = outcome.forward[table.root.dirtyIndex] { state.tables[id]!.root = disk }
+        }
+        let released = pager.installFrozen(forward: outcome.forward, blobForward: outcome.blobForward, written: outcome.written)
+        pager.freeSpace.installAfterBackgroundCheckpoint(free: outcome.free, freelistPages: outcome.freelistPages,
+                                                         catalogPages: outcome.catalogPages, alsoReleased: released)
+        lastCheckpointError = nil
+        if holdsWriterLock {
+            publishState()
+        } else if let sequence = checkpoint.publishedSequence, header?.sequence == sequence {
+            seenHeaderSequence = sequence
+        } else {
+            seenHeaderSequence = .max
+        }
+    }
+}
