@@ -273,15 +273,16 @@ extension ValueBox {
         seenHeaderSequence = header.sequence
     }
 
-    /// Checkpoints when no other value box is writing (used by `close`, which must not wait).
-    func checkpointIfWriterLockIsFree() throws(BoxwoodError) {
+    /// Checkpoints when no other value box is writing (used by `close`, which must not wait, and which shrinks:
+    /// see `checkpoint(shrinking:)`).
+    func checkpointIfWriterLockIsFree(shrinking: Bool = false) throws(BoxwoodError) {
         if let header, !holdsWriterLock {
             guard try header.tryLockWriter() else { return }
             holdsWriterLock = true
         }
         defer { if failure == nil { unlockWriter() } }
         try catchUp()
-        try checkpoint()
+        try checkpoint(shrinking: shrinking)
     }
 
     // MARK: MasterClientId

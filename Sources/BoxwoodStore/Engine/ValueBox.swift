@@ -61,6 +61,9 @@ public final class ValueBox {
     /// synced again before the files are trusted (after a failed fsync the page cache may hold bytes the
     /// disk does not).
     var pendingMeta: MetaPage?
+    /// Pages the last shrinking checkpoint (`checkpoint(shrinking:)`) moved toward the start of the file (tests and
+    /// diagnostics).
+    var pagesMovedByLastShrink = 0
 
     // MARK: Sharing (see ValueBox+Sharing.swift)
 
@@ -149,7 +152,7 @@ public final class ValueBox {
         endRead()
         var closeError: BoxwoodError? = nil
         if failure == nil && !options.readOnly {
-            do { try checkpointIfWriterLockIsFree() } catch { closeError = error }
+            do { try checkpointIfWriterLockIsFree(shrinking: true) } catch { closeError = error }
         } else if failure != nil, pendingWALRollback != nil {
             // A failed commit's record may still be in the log: cut it off one last time.
             do { try recoverFromFailure() } catch { closeError = error }
