@@ -52,9 +52,11 @@ extension ValueBox {
     private func checkpointLocked(shrinking: Bool) throws(BoxwoodError) {
         let idle = pager.liveDirtyPages == 0 && pager.freeSpace.released.isEmpty && state.version == meta.lastSequence
             && state.masterClientId == meta.masterClientId && !state.secureDeletePending && !hasFreeTail
-        if idle && !shrinking { return }
+        // An idle value box shrinks nothing: a close that has nothing to write reads no page (a damaged file that
+        // was only read still closes without an error).
+        if idle { return }
         do {
-            if !idle { try writeCheckpoint() }
+            try writeCheckpoint()
             // Shrinking: once the dirty pages are written (their old copies are free now), move the pages past the
             // line into the free pages below it; their old numbers are then free in that checkpoint's meta and in
             // the next one, which cuts them off.

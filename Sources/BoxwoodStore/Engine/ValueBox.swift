@@ -135,7 +135,9 @@ public final class ValueBox {
     }
 
     /// Aborts an open transaction, checkpoints (unless read-only, failed, or another value box is writing
-    /// right now) and closes the files.
+    /// right now) and closes the files. When the close has something to checkpoint, at least a sixteenth of the data
+    /// file (and 64 pages) is free and no reader pins an older snapshot, the checkpoint also moves the pages past a line into free pages below it and
+    /// cuts the file there (docs/architecture.md, "Shrinking on close"): a few more checkpoints, no compaction.
     public func close() throws(BoxwoodError) {
         if isClosed {
             // A recovery whose reopen failed (`reopen`) left the files released but `failure` set, so that the next
