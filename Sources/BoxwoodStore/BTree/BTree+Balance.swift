@@ -14,7 +14,8 @@
 /// three pages one new page.
 ///
 /// What it keeps: after a redistribution over two pages, the two hold more than a page together (they could not be
-/// merged); after one over three, every two of the three do. Removals still merge an under-filled leaf with a sibling
+/// merged); after one over three, two neighbours among the three hold about 1.25 pages (more than a page unless cells
+/// near the largest size fall badly at the cuts). Removals still merge an under-filled leaf with a sibling
 /// (`rebalance`).
 extension BTree {
     /// Bytes a sibling must have to spare, beyond what the redistribution needs, for it to take cells instead of a

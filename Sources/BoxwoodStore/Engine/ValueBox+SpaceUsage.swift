@@ -31,8 +31,9 @@ public struct SpaceUsage: Sendable, Equatable {
     public var freeTailPages = 0
     /// Pages below ``pagesTotal`` that none of the above accounts for.
     public var pagesUnaccounted: Int64 = 0
-    /// Pairs of adjacent leaves under one parent whose cells would fit in one page together (the insert path
-    /// merges such pairs; a random-order load leaves none).
+    /// Pairs of adjacent leaves under one parent whose cells would fit in one page together. A random-order load
+    /// leaves few: sharing a full leaf with a sibling never makes one, an append past a leaf's last cell (a page of
+    /// one cell beside a full one) or a removal can.
     public var mergeableLeafPairs = 0
     /// Bytes one page offers its slots and cells.
     public var pageCapacity: Int { PageLayout.capacity }
