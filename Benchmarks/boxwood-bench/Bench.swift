@@ -109,7 +109,7 @@ final class Bench {
             mainTables[E.kind] = table
         }
         return Measurement(row: workload.rawValue, engine: E.kind, ops: keys.count, seconds: seconds,
-                           bytesOnDisk: bytes, rawBytes: rawBytes(table))
+                           bytesOnDisk: bytes, rawBytes: rawBytes(table), note: E.spaceNote(directory: table.directory))
     }
 
     /// Puts every key (version 1) into a fresh database, in key order or in random order; returns the seconds from

@@ -89,6 +89,20 @@ final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine, CheckpointC
         do { try box.close() } catch { throw .boxwood(error) }
     }
 
+    /// `ValueBox.spaceUsage()` of the closed database, opened read-only: leaf and branch pages with their fill,
+    /// overflow, free and tail pages.
+    static func spaceNote(directory: String) -> String? {
+        var options = ValueBoxOptions(durability: .normal)
+        options.readOnly = true
+        options.encryption = Mode.encryption
+        guard let box = try? ValueBox(path: directory, options: options) else { return nil }
+        defer { try? box.close() }
+        guard let u = try? box.spaceUsage() else { return nil }
+        func percent(_ x: Double) -> String { let tenths = Int((x * 1000).rounded()); return "\(tenths / 10).\(tenths % 10) %" }
+        return "pages \(u.pagesTotal): leaves \(u.leafPages) (\(percent(u.leafFill)) full), branches \(u.branchPages) (\(percent(u.branchFill))), "
+            + "overflow \(u.overflowPages), free \(u.freePages + u.releasedPages) (tail \(u.freeTailPages)), catalog+freelist \(u.catalogPages + u.freelistPages)"
+    }
+
     func beginBatch() throws(BenchError) {
         do { try box.begin() } catch { throw .boxwood(error) }
     }

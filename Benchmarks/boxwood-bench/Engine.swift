@@ -38,11 +38,16 @@ protocol BenchEngine: AnyObject {
     /// first entry); returns how many it visited.
     func scan(_ table: Int32, after key: UnsafeRawBufferPointer, count: Int,
               _ visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) throws(BenchError) -> Int
+    /// Where the closed store in `directory` puts its pages, for a note under a write row; nil for engines that
+    /// cannot tell (the default).
+    static func spaceNote(directory: String) -> String?
 }
 
 extension BenchEngine {
     /// The bytes the store's files occupy on disk.
     var bytesOnDisk: Int { diskUsage(directory) }
+
+    static func spaceNote(directory: String) -> String? { nil }
 }
 
 /// A database: besides the `BenchEngine` operations it deletes keys, overwrites in place and recovers after an

@@ -123,6 +123,10 @@ enum BTree {
         var level = path.refs.count - 1
         let leafMemory = pager.dirtyMemory(path.refs[level])
         if LeafPage.insertCell(leafMemory, at: index, cell, size) { return }
+        // An overflow in the middle shares with a sibling (BTree+Balance.swift); an append past the last cell
+        // splits so that an ascending load leaves full pages behind.
+        let n = LeafPage(leafMemory).count
+        if !(index == n && n >= 2), try insertSharingWithSibling(pager, path: path, level: level, index: index, cell: cell, size: size) { return }
         var (separator, right) = split(LeafPage.self, pager, leafMemory, insertingAt: index, cell: cell, size: size)
         // Propagate the new right sibling into the parents.
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)

@@ -23,7 +23,14 @@ extension ValueBox {
     /// Takes the writer lock for its duration (waiting up to ``ValueBoxOptions/lockTimeout``) unless this
     /// value box holds it already.
     public func checkpoint() throws(BoxwoodError) {
-        try withFileMaintenanceLock { () throws(BoxwoodError) in try checkpointLocked() }
+        try withFileMaintenanceLock { () throws(BoxwoodError) in try checkpointLocked(shrinking: false) }
+    }
+
+    /// A checkpoint that, when `shrinking` and the file holds enough free pages, also moves the pages past a line
+    /// (`relocationBoundary`) into the lowest free pages and then checkpoints once more to cut the file at the line
+    /// (`close` asks for this: see docs/architecture.md, "Space reclamation").
+    func checkpoint(shrinking: Bool) throws(BoxwoodError) {
+        try withFileMaintenanceLock { () throws(BoxwoodError) in try checkpointLocked(shrinking: shrinking) }
     }
 
     /// Runs `body` for a maintenance operation on the files (checkpoint, compaction): the value box must be
@@ -43,14 +50,27 @@ extension ValueBox {
         return try body()
     }
 
-    private func checkpointLocked() throws(BoxwoodError) {
-        if pager.liveDirtyPages == 0 && pager.freeSpace.released.isEmpty && state.version == meta.lastSequence
+    private func checkpointLocked(shrinking: Bool) throws(BoxwoodError) {
+        // Nothing to write, and the WAL empty (a background checkpoint leaves its records in the log, which an inline
+        // checkpoint empties).
+        let idle = pager.liveDirtyPages == 0 && pager.freeSpace.released.isEmpty && state.version == meta.lastSequence
             && state.masterClientId == meta.masterClientId && !state.secureDeletePending && !hasFreeTail
-            && (wal?.size ?? 0) <= UInt64(WriteAheadLog.headerSize) {
-            return
-        }
+            && (wal?.size ?? 0) <= UInt64(WriteAheadLog.headerSize)
+        // An idle value box shrinks nothing: a close that has nothing to write reads no page (a damaged file that
+        // was only read still closes without an error).
+        if idle { return }
         do {
             try writeCheckpoint()
+            // Shrinking: once the dirty pages are written (their old copies are free now), move the pages past the
+            // line into the free pages below it; their old numbers are then free in that checkpoint's meta and in
+            // the next one, which cuts them off.
+            // A free tail (pages free in the durable meta: the moved pages' old numbers, or pages the checkpoint above
+            // freed) is cut by the next checkpoint; when the freelist or catalog sits at the end, by the one after.
+            if shrinking {
+                pagesMovedByLastShrink = 0
+                if let boundary = try relocationBoundary() { pagesMovedByLastShrink = try writeCheckpoint(relocatingFrom: boundary) }
+                for _ in 0..<2 where hasFreeTail { try writeCheckpoint() }
+            }
         } catch {
             // Pages were released as they were written: the in-memory trees no longer match the durable
             // meta. The files are consistent (old meta + WAL, or the new meta once `pendingMeta` is
@@ -60,12 +80,26 @@ extension ValueBox {
         }
     }
 
-    private func writeCheckpoint() throws(BoxwoodError) {
+    /// Writes one checkpoint; with `boundary`, first moves every tree page at or past it (`BTree.relocatePages`)
+    /// unless a reader pins an older snapshot. Returns the number of pages moved.
+    @discardableResult
+    private func writeCheckpoint(relocatingFrom boundary: UInt64? = nil) throws(BoxwoodError) -> Int {
         // Free pages of the durable state may still be read by a reader (in any process) whose snapshot is
         // an older generation: then this checkpoint appends instead of reusing them.
         let reuse = !(try header?.hasLiveReader(olderThan: meta.generation, ownSlot: readerSlot) ?? false)
         header?.writerIsChangingFiles = true
         let freeSpace = pager.freeSpace
+
+        // 0. Moving the tail: the moved pages become dirty pages of this checkpoint, written into the lowest free
+        // pages like any other; their old numbers are released (free in the new meta). Only with reuse: appending
+        // would move nothing toward the start.
+        var moved = 0
+        if let boundary, reuse {
+            for (id, var table) in state.tables.sorted(by: { $0.key < $1.key }) {
+                moved += try BTree.relocatePages(pager, root: &table.root, from: boundary)
+                state.tables[id] = table
+            }
+        }
         let allocator = PageAllocator(reusable: reuse ? freeSpace.free : [], firstNewPage: meta.pageCount)
         let writer = CheckpointWriter(pager: pager, file: dataFile, allocator: allocator, generation: meta.generation + 1)
 
@@ -138,6 +172,28 @@ extension ValueBox {
 
         // 6. Secure delete: zero the free pages, which include every page a secure remove left behind.
         if newMeta.scrubPending { try scrubFreePages() }
+        return moved
+    }
+
+    /// The line past which a shrinking checkpoint moves pages (`FreeSpace.relocationBoundary`), or nil when that
+    /// would not shorten the file by at least a sixteenth (and 64 pages): moving pages costs their writes.
+    private func relocationBoundary() throws(BoxwoodError) -> UInt64? {
+        // A reader of an older snapshot keeps every free page in place (see `writeCheckpoint`): nothing can move.
+        if try header?.hasLiveReader(olderThan: meta.generation, ownSlot: readerSlot) ?? false { return nil }
+        let freeSpace = pager.freeSpace
+        let pageCount = meta.pageCount
+        let minimumGain = max(64, pageCount / 16)
+        let freeAfter = freeSpace.freeOrReleasedCount + freeSpace.catalogPages.count + freeSpace.freelistPages.count
+        guard UInt64(freeAfter) >= minimumGain else { return nil }
+        // The checkpoint's own pages: the dirty pages, the overflow chains of the blobs, the new freelist, the
+        // catalog (a few tables per page).
+        let blobPages = pager.liveBlobBytes / PageLayout.overflowPayload + pager.liveBlobCount
+        let freelistPages = freeAfter / PageLayout.freelistEntriesPerPage + 1
+        let catalogPages = state.tables.count / 16 + 2
+        var branches = 0
+        for (_, table) in state.tables { branches += try BTree.branchPageCount(pager, root: table.root) }
+        return freeSpace.relocationBoundary(pageCount: pageCount, pagesToWrite: pager.liveDirtyPages + blobPages + freelistPages + catalogPages,
+                                            pathCopies: branches, minimumGain: minimumGain)
     }
 
     /// True when checkpoints can shorten the file (see `FreeSpace.hasFreeTail`).

@@ -306,8 +306,9 @@ extension ValueBox {
         seenHeaderSequence = header.sequence
     }
 
-    /// Checkpoints when no other value box is writing (used by `close`, which must not wait).
-    func checkpointIfWriterLockIsFree() throws(BoxwoodError) {
+    /// Checkpoints when no other value box is writing (used by `close`, which must not wait, and which shrinks:
+    /// see `checkpoint(shrinking:)`).
+    func checkpointIfWriterLockIsFree(shrinking: Bool = false) throws(BoxwoodError) {
         waitForBackgroundCheckpoint()
         if let failure { throw failure }
         if let header, !holdsWriterLock {
@@ -316,7 +317,7 @@ extension ValueBox {
         }
         defer { if failure == nil { unlockWriter() } }
         try catchUp()
-        try checkpoint()
+        try checkpoint(shrinking: shrinking)
     }
 
     // MARK: MasterClientId

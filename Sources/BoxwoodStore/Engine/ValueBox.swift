@@ -66,6 +66,9 @@ public final class ValueBox {
     /// The WAL's end when the last background checkpoint froze its state: the records before it are (or are being)
     /// checkpointed, so the WAL threshold counts from here. Reset with the log.
     var walCheckpointedEnd: UInt64 = 0
+    /// Pages the last shrinking checkpoint (`checkpoint(shrinking:)`) moved toward the start of the file (tests and
+    /// diagnostics).
+    var pagesMovedByLastShrink = 0
 
     // MARK: Sharing (see ValueBox+Sharing.swift)
 
@@ -142,7 +145,9 @@ public final class ValueBox {
     }
 
     /// Aborts an open transaction, checkpoints (unless read-only, failed, or another value box is writing
-    /// right now) and closes the files.
+    /// right now) and closes the files. When the close has something to checkpoint, at least a sixteenth of the data
+    /// file (and 64 pages) is free and no reader pins an older snapshot, the checkpoint also moves the pages past a line into free pages below it and
+    /// cuts the file there (docs/architecture.md, "Shrinking on close"): a few more checkpoints, no compaction.
     public func close() throws(BoxwoodError) {
         if isClosed {
             // A recovery whose reopen failed (`reopen`) left the files released but `failure` set, so that the next
@@ -160,7 +165,7 @@ public final class ValueBox {
         waitForBackgroundCheckpoint()
         var closeError: BoxwoodError? = nil
         if failure == nil && !options.readOnly {
-            do { try checkpointIfWriterLockIsFree() } catch { closeError = error }
+            do { try checkpointIfWriterLockIsFree(shrinking: true) } catch { closeError = error }
         } else if failure != nil, pendingWALRollback != nil {
             // A failed commit's record may still be in the log: cut it off one last time.
             do { try recoverFromFailure() } catch { closeError = error }

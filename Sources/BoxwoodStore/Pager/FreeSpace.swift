@@ -121,3 +121,36 @@ final class FreeSpace {
         return largestFree == last || freelistPages.contains(last) || catalogPages.contains(last)
     }
 }
+
+extension FreeSpace {
+    /// Where a checkpoint that moves pages toward the start of the file (`BTree.relocatePages`) should draw the
+    /// line in a file of `pageCount` pages: the lowest page number `boundary` such that the pages the durable state
+    /// uses at or past it (`movable` of them could move), plus `pagesToWrite` (the checkpoint's other pages) and
+    /// `pathCopies` (parents copied along with the moved pages), fit in the durable free pages below it. Every
+    /// page at or past the line is then free after that checkpoint — the released pages, the old catalog and
+    /// freelist pages are — so the next checkpoint can cut the file there. Nil when the line would gain fewer than
+    /// `minimumGain` pages.
+    func relocationBoundary(pageCount: UInt64, pagesToWrite: Int, pathCopies: Int, minimumGain: UInt64) -> UInt64? {
+        guard pageCount > 2 else { return nil }
+        var durableFree = [Bool](repeating: false, count: Int(pageCount))
+        var freeAfter = [Bool](repeating: false, count: Int(pageCount))
+        for page in free where page < pageCount { durableFree[Int(page)] = true; freeAfter[Int(page)] = true }
+        for list in [released, catalogPages, freelistPages] {
+            for page in list where page < pageCount { freeAfter[Int(page)] = true }
+        }
+        var freeBelow = free.count
+        var usedAbove = 0
+        var boundary = pageCount
+        while boundary > 2 {
+            let page = Int(boundary - 1)
+            var nextFreeBelow = freeBelow
+            var nextUsedAbove = usedAbove
+            if durableFree[page] { nextFreeBelow -= 1 } else if !freeAfter[page] { nextUsedAbove += 1 }
+            if nextUsedAbove + min(nextUsedAbove, pathCopies) + pagesToWrite > nextFreeBelow { break }
+            freeBelow = nextFreeBelow
+            usedAbove = nextUsedAbove
+            boundary -= 1
+        }
+        return pageCount - boundary >= minimumGain && usedAbove > 0 ? boundary : nil
+    }
+}
