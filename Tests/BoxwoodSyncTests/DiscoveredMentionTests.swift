@@ -3,57 +3,6 @@ import BoxwoodSync
 import BoxwoodSyncSimulator
 import Testing
 
-/// The simulated server, with a hook run once just before the server answers the first `getPeerDialogs`: what the
-/// hook does on the server happens after the client stored the messages that discovered the chat and before it takes
-/// the chat's dialog — the dialog then counts it, while its updates are still on the way.
-private final class DialogRaceTransport: SyncTransport, @unchecked Sendable {
-    let base: SimulatedServer
-    private let hook: Hook
-
-    init(base: SimulatedServer, beforePeerDialogs: @escaping @Sendable (SimulatedServer) -> Void) {
-        self.base = base
-        hook = Hook(body: beforePeerDialogs)
-    }
-
-    func getState() async throws(SyncTransportError) -> ApiUpdatesState { try await base.getState() }
-    func getDifference(pts: Int32, qts: Int32, date: Int32, ptsTotalLimit: Int32) async throws(SyncTransportError) -> ApiDifference {
-        try await base.getDifference(pts: pts, qts: qts, date: date, ptsTotalLimit: ptsTotalLimit)
-    }
-    func getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32) async throws(SyncTransportError) -> ApiChannelDifference {
-        try await base.getChannelDifference(channelId: channelId, pts: pts, limit: limit)
-    }
-    func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
-        try await base.getDialogs(offset: offset, limit: limit)
-    }
-    func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs {
-        await hook.runOnce(base)
-        return try await base.getPeerDialogs(peers: peers)
-    }
-    func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        try await base.getHistory(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
-    }
-    func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
-                           minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        try await base.getUnreadMentions(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
-    }
-    func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
-        try await base.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation)
-    }
-    func readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
-        try await base.readHistory(peerId: peerId, maxId: maxId, mutation: mutation)
-    }
-    func connect() async -> AsyncStream<SyncPushEvent> { await base.connect() }
-
-    private actor Hook {
-        private var body: (@Sendable (SimulatedServer) -> Void)?
-        init(body: @escaping @Sendable (SimulatedServer) -> Void) { self.body = body }
-        func runOnce(_ server: SimulatedServer) {
-            body?(server)
-            body = nil
-        }
-    }
-}
-
 /// A chat discovered below the chat list's hole (issue 26, lazy chat-list paging) whose dialog is taken while its
 /// newest messages and a read of its mentions are still on the way: the dialog's count already holds both, so
 /// applying them on top of it would count the read twice. The chat's unread-mention count must end as the server's.
@@ -68,7 +17,7 @@ struct DiscoveredMentionTests {
         // The group at the bottom of the dialog list: below the first page.
         let group = try #require(groups.min { snapshot.dialogPosition($0) < snapshot.dialogPosition($1) })
         let raced = RaceRecord()
-        let transport = DialogRaceTransport(base: server) { server in
+        let transport = InterceptingTransport(base: server) { server in
             // Sent and read while the client asks for the dialog; their pushes are lost, so their updates come later,
             // by difference, over the dialog that already counts them.
             // The two newest mentions are stored here (the burst that discovered the chat brought them).

@@ -3,76 +3,6 @@ import BoxwoodSync
 import BoxwoodSyncSimulator
 import Testing
 
-/// The simulated server, holding one `getHistory` answer (fetched from the server when asked, returned when the test
-/// opens the gate), so that a test can land a send's answer between the server's answer and the fill's store.
-private final class GatedHistoryTransport: SyncTransport, @unchecked Sendable {
-    let base: SimulatedServer
-    private let gate = Gate()
-
-    init(base: SimulatedServer) { self.base = base }
-
-    func arm() async { await gate.arm() }
-    func waitUntilHolding() async { await gate.waitUntilHolding() }
-    func open() async { await gate.open() }
-
-    func getState() async throws(SyncTransportError) -> ApiUpdatesState { try await base.getState() }
-    func getDifference(pts: Int32, qts: Int32, date: Int32, ptsTotalLimit: Int32) async throws(SyncTransportError) -> ApiDifference {
-        try await base.getDifference(pts: pts, qts: qts, date: date, ptsTotalLimit: ptsTotalLimit)
-    }
-    func getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32) async throws(SyncTransportError) -> ApiChannelDifference {
-        try await base.getChannelDifference(channelId: channelId, pts: pts, limit: limit)
-    }
-    func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
-        try await base.getDialogs(offset: offset, limit: limit)
-    }
-    func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs { try await base.getPeerDialogs(peers: peers) }
-    func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        let answer = try await base.getHistory(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
-        await gate.holdIfArmed()
-        return answer
-    }
-    func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
-                           minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        try await base.getUnreadMentions(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
-    }
-    func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
-        try await base.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation)
-    }
-    func readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
-        try await base.readHistory(peerId: peerId, maxId: maxId, mutation: mutation)
-    }
-    func connect() async -> AsyncStream<SyncPushEvent> { await base.connect() }
-
-    private actor Gate {
-        private var armed = false
-        private var holding = false
-        private var released: CheckedContinuation<Void, Never>?
-        private var holdingWaiters: [CheckedContinuation<Void, Never>] = []
-
-        func arm() { armed = true }
-
-        func holdIfArmed() async {
-            guard armed else { return }
-            armed = false
-            holding = true
-            for waiter in holdingWaiters { waiter.resume() }
-            holdingWaiters = []
-            await withCheckedContinuation { released = $0 }
-        }
-
-        func waitUntilHolding() async {
-            if holding { return }
-            await withCheckedContinuation { holdingWaiters.append($0) }
-        }
-
-        func open() {
-            holding = false
-            released?.resume()
-            released = nil
-        }
-    }
-}
-
 /// A history fill makes its range match the server's answer, deleting stored messages the answer lacks. A send's
 /// answer is stored by the outbound queue, outside the state manager's queue, so it can land while a fill's page is on
 /// its way; a page fetched before the send lacks it, and the fill must not delete it as gone — in a secret chat no
@@ -93,7 +23,7 @@ struct FillSendRaceTests {
             return top.map { $0.0.namespace != SyncNamespaces.secretChat } ?? false
         })
         let secretChat = try #require(server.snapshot().chatStates.keys.first { $0.namespace == SyncNamespaces.secretChat })
-        let transport = GatedHistoryTransport(base: server)
+        let transport = InterceptingTransport(base: server, gating: .getHistory)
         let directory = SyncTemporaryDirectory()
         var configuration = SyncConfiguration.fast
         configuration.dialogsPageSize = 1

@@ -3,80 +3,6 @@ import BoxwoodSync
 import BoxwoodSyncSimulator
 import Testing
 
-/// A transport that holds one `getDialogs` answer (fetched from the server when asked, returned when the
-/// test opens the gate), so that a test can land other work between the server's answer and its replay.
-private final class GatedDialogsTransport: SyncTransport, @unchecked Sendable {
-    let base: SimulatedServer
-    private let gate = Gate()
-
-    init(base: SimulatedServer) { self.base = base }
-
-    /// Holds the next `getDialogs` answer until ``open()``.
-    func arm() async { await gate.arm() }
-    /// Waits until a held answer was fetched.
-    func waitUntilHolding() async { await gate.waitUntilHolding() }
-    func open() async { await gate.open() }
-
-    func getState() async throws(SyncTransportError) -> ApiUpdatesState { try await base.getState() }
-    func getDifference(pts: Int32, qts: Int32, date: Int32, ptsTotalLimit: Int32) async throws(SyncTransportError) -> ApiDifference {
-        try await base.getDifference(pts: pts, qts: qts, date: date, ptsTotalLimit: ptsTotalLimit)
-    }
-    func getChannelDifference(channelId: PeerId, pts: Int32, limit: Int32) async throws(SyncTransportError) -> ApiChannelDifference {
-        try await base.getChannelDifference(channelId: channelId, pts: pts, limit: limit)
-    }
-    func getDialogs(offset: ApiDialogsOffset?, limit: Int32) async throws(SyncTransportError) -> ApiDialogs {
-        let answer = try await base.getDialogs(offset: offset, limit: limit)
-        await gate.holdIfArmed()
-        return answer
-    }
-    func getPeerDialogs(peers: [PeerId]) async throws(SyncTransportError) -> ApiDialogs {
-        try await base.getPeerDialogs(peers: peers)
-    }
-    func getHistory(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        try await base.getHistory(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
-    }
-    func sendMessage(peerId: PeerId, text: String, randomId: Int64, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiUpdates {
-        try await base.sendMessage(peerId: peerId, text: text, randomId: randomId, mutation: mutation)
-    }
-    func readHistory(peerId: PeerId, maxId: Int32, mutation: ClientMutationId) async throws(SyncTransportError) -> ApiAffectedMessages {
-        try await base.readHistory(peerId: peerId, maxId: maxId, mutation: mutation)
-    }
-    func getUnreadMentions(peerId: PeerId, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32,
-                           minId: Int32) async throws(SyncTransportError) -> [ApiMessage] {
-        try await base.getUnreadMentions(peerId: peerId, offsetId: offsetId, addOffset: addOffset, limit: limit, maxId: maxId, minId: minId)
-    }
-    func connect() async -> AsyncStream<SyncPushEvent> { await base.connect() }
-
-    private actor Gate {
-        private var armed = false
-        private var holding = false
-        private var released: CheckedContinuation<Void, Never>?
-        private var holdingWaiters: [CheckedContinuation<Void, Never>] = []
-
-        func arm() { armed = true }
-
-        func holdIfArmed() async {
-            guard armed else { return }
-            armed = false
-            holding = true
-            for waiter in holdingWaiters { waiter.resume() }
-            holdingWaiters = []
-            await withCheckedContinuation { released = $0 }
-        }
-
-        func waitUntilHolding() async {
-            if holding { return }
-            await withCheckedContinuation { holdingWaiters.append($0) }
-        }
-
-        func open() {
-            holding = false
-            released?.resume()
-            released = nil
-        }
-    }
-}
-
 /// A reset from a dialog list (first sync, difference `tooLong`) replaces each chat's newest messages and read
 /// position by the list's. An answer to a send or read that lands between the list's fetch and the reset's
 /// replay must survive it: in a secret chat no pts step would bring the server copy or the position back. (The
@@ -87,7 +13,7 @@ struct ResetRaceTests {
     /// (a reset from the dialog list) held until the transport's gate opens.
     private struct HeldFirstSync {
         let server: SimulatedServer
-        let transport: GatedDialogsTransport
+        let transport: InterceptingTransport
         let directory: SyncTemporaryDirectory
         let client: SyncClient
         let secretChat: PeerId
@@ -97,7 +23,7 @@ struct ResetRaceTests {
         let server = SimulatedServer(configuration: SimulatedServerConfiguration(
             seed: 11, users: 2, groups: 0, channels: 0, secretChats: 1, initialHistory: initialHistory, faults: .none))
         let secretChat = try #require(server.snapshot().chatStates.keys.first { $0.namespace == SyncNamespaces.secretChat })
-        let transport = GatedDialogsTransport(base: server)
+        let transport = InterceptingTransport(base: server, gating: .getDialogs)
         let directory = SyncTemporaryDirectory()
         let client = try await SyncClient.open(path: directory.path + "/db", accountPeerId: server.accountPeerId,
                                                transport: transport, configuration: .fast)

@@ -11,24 +11,7 @@ import Darwin
 public enum DetachedThread {
     /// Starts `body` on a new detached thread named `name` (at most 15 bytes are kept on Linux).
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) {
-        let context = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
-        #if os(Linux)
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()  // `raw` is `context`, never nil
-            return nil
-        }, context)
-        #else
-        var thread: pthread_t? = nil
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, context)
-        #endif
-        guard status == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(context).release()
-            throw Errno(rawValue: status)
-        }
+        let thread = try PlatformThread.create(name: name, body)
         #if os(Linux)
         pthread_detach(thread)
         #else
@@ -40,37 +23,14 @@ public enum DetachedThread {
 /// A joinable POSIX thread: one piece of work that its starter waits for with ``join()`` (a sleep in the kernel,
 /// `pthread_join`), e.g. a checkpoint written in the background. The thread exists only while `body` runs.
 public final class JoinableThread: @unchecked Sendable {
-    #if os(Linux)
-    private let thread: pthread_t
-    private init(_ thread: pthread_t) { self.thread = thread }
-    #else
-    private let thread: pthread_t?
-    private init(_ thread: pthread_t?) { self.thread = thread }
-    #endif
+    private let thread: PlatformThread.Handle
+    private init(_ thread: PlatformThread.Handle) { self.thread = thread }
     /// Set by the first `join` (the starter is the only caller).
     private var joined = false
 
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept on Linux).
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) -> JoinableThread {
-        let context = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
-        #if os(Linux)
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()  // `raw` is `context`, never nil
-            return nil
-        }, context)
-        #else
-        var thread: pthread_t? = nil
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, context)
-        #endif
-        guard status == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(context).release()
-            throw Errno(rawValue: status)
-        }
-        return JoinableThread(thread)
+        JoinableThread(try PlatformThread.create(name: name, body))
     }
 
     /// Waits until the thread's body has returned. Later calls return at once.
@@ -93,6 +53,37 @@ public final class JoinableThread: @unchecked Sendable {
             if let thread { pthread_detach(thread) }
             #endif
         }
+    }
+}
+
+/// `pthread_create` for both kinds of thread: starts `body` on a new (joinable) thread named `name`.
+private enum PlatformThread {
+    #if os(Linux)
+    typealias Handle = pthread_t
+    #else
+    typealias Handle = pthread_t?
+    #endif
+
+    static func create(name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) -> Handle {
+        let context = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
+        #if os(Linux)
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()  // `raw` is `context`, never nil
+            return nil
+        }, context)
+        #else
+        var thread: pthread_t? = nil
+        let status = pthread_create(&thread, nil, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
+            return nil
+        }, context)
+        #endif
+        guard status == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            throw Errno(rawValue: status)
+        }
+        return thread
     }
 }
 

@@ -181,17 +181,8 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
         guard index < input.blobs.count, let blob = input.blobs[index] else {
             throw .corrupted(file: file.path, page: nil, reason: "a frozen leaf references a missing in-memory value")
         }
-        let pageCount = OverflowPage.pagesNeeded(for: blob.count)
-        var numbers: [UInt64] = []
-        numbers.reserveCapacity(pageCount)
-        for _ in 0..<pageCount { numbers.append(allocate()) }
-        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
-        defer { page.deallocate() }
-        for i in 0..<pageCount {
-            let start = i * PageLayout.overflowPayload
-            let n = min(PageLayout.overflowPayload, blob.count - start)
-            OverflowPage.write(page, next: i + 1 < pageCount ? numbers[i + 1] : 0, payload: blob.memory + start, count: n)
-            try write(page, as: numbers[i])
+        let numbers = try OverflowPage.writeChain(blob.memory, count: blob.count, allocate: allocate) { (page, number) throws(BoxwoodError) in
+            try write(page, as: number)
         }
         blobForward[index] = (numbers[0], numbers.map(\.diskPageNumber))
         return numbers[0]

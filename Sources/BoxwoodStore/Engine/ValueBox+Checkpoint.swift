@@ -316,17 +316,8 @@ final class CheckpointWriter: CheckpointPageSink {
     /// Writes a dirty blob as a chain of overflow pages; returns the first page's disk reference.
     private func writeOverflow(_ ref: UInt64) throws(BoxwoodError) -> UInt64 {
         let blob = pager.blob(ref)
-        let pageCount = OverflowPage.pagesNeeded(for: blob.count)
-        var numbers: [UInt64] = []
-        numbers.reserveCapacity(pageCount)
-        for _ in 0..<pageCount { numbers.append(allocate()) }
-        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
-        defer { page.deallocate() }
-        for i in 0..<pageCount {
-            let start = i * PageLayout.overflowPayload
-            let n = min(PageLayout.overflowPayload, blob.count - start)
-            OverflowPage.write(page, next: i + 1 < pageCount ? numbers[i + 1] : 0, payload: blob.memory + start, count: n)
-            try write(page, as: numbers[i])
+        let numbers = try OverflowPage.writeChain(blob.memory, count: blob.count, allocate: allocate) { (page, number) throws(BoxwoodError) in
+            try write(page, as: number)
         }
         pager.releaseBlobAfterFlush(ref)
         return numbers[0]

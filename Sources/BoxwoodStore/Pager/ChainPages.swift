@@ -58,6 +58,25 @@ struct OverflowPage {
         writeChainHeader(page, .overflow, next: next, count: count)
         if count > 0 { (page + PageLayout.headerSize).copyMemory(from: payload, byteCount: count) }
     }
+
+    /// Writes `count` bytes at `bytes` as a chain of overflow pages numbered by `allocate`, each page through
+    /// `write` (a page buffer and its number); returns the pages' numbers in chain order.
+    static func writeChain(_ bytes: UnsafeRawPointer, count: Int, allocate: () -> UInt64,
+                           write: (UnsafeMutableRawPointer, UInt64) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> [UInt64] {
+        let pageCount = pagesNeeded(for: count)
+        var numbers: [UInt64] = []
+        numbers.reserveCapacity(pageCount)
+        for _ in 0..<pageCount { numbers.append(allocate()) }
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { page.deallocate() }
+        for i in 0..<pageCount {
+            let start = i * PageLayout.overflowPayload
+            let n = min(PageLayout.overflowPayload, count - start)
+            Self.write(page, next: i + 1 < pageCount ? numbers[i + 1] : 0, payload: bytes + start, count: n)
+            try write(page, numbers[i])
+        }
+        return numbers
+    }
 }
 
 /// A freelist page: `aux` page numbers (u64 each, at most `PageLayout.freelistEntriesPerPage`) after the header.
