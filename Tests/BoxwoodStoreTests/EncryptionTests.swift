@@ -249,6 +249,7 @@ enum EncryptionFixtures {
         options.durability = .full
         let box = try ValueBox(path: path, options: options)
         for batch in 0..<3 { try fill(box, (batch * 10)..<((batch + 1) * 10)) }
+        let walEnd = Int(try box.statistics().walBytes)
         let walCopy = try readFile(path + "/wal")
         let dataCopy = try readFile(path + "/data")
         try box.close()
@@ -261,12 +262,12 @@ enum EncryptionFixtures {
         try writeFile(middle + "/data", dataCopy)
         try writeFile(middle + "/wal", damaged)
         expectError("corrupted") { _ = try ValueBox(path: middle, options: EncryptionFixtures.options()) }
-        // The last record's tag is the last 16 bytes of the log.
+        // The last record's tag is the last 16 bytes before its end marker.
         let tail = temporaryDatabasePath("enc-walflip-tail")
         defer { removeItem(tail) }
         try FileManager.default.createDirectory(atPath: tail, withIntermediateDirectories: true)
         damaged = walCopy
-        damaged[damaged.count - 3] ^= 0x01
+        damaged[walEnd - 3] ^= 0x01
         try writeFile(tail + "/data", dataCopy)
         try writeFile(tail + "/wal", damaged)
         let reopened = try ValueBox(path: tail, options: EncryptionFixtures.options())

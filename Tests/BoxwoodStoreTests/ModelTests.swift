@@ -629,11 +629,15 @@ private final class ModelRun {
     }
 
     /// Simulates a crash: copies the files while the box is open (nothing checkpointed since the last commits),
-    /// abandons the original and recovers from the copy (sometimes read-only first).
+    /// abandons the original and recovers from the copy (sometimes read-only first). A background checkpoint is
+    /// waited for first: a copy made while its thread writes is no moment's state of the files (the copy can take
+    /// the file's size before the checkpoint extends it and the new meta after); `KillReopenTests` kills real
+    /// processes while one is written.
     func crashAndRecover() throws {
         note("crash+recover")
         generation += 1
         let newPath = root + "/db\(generation)"
+        box.waitForBackgroundCheckpoint()
         try copyDatabaseFiles(from: path, to: newPath)
         try box.close()
         box = nil

@@ -156,8 +156,8 @@ import Testing
             Issue.record("the copied WAL has no valid header")
             return
         }
-        let (applied, torn) = try log.replay(salt: salt, version: version, afterSequence: 0, sameBoot: false) { _, _, _ in }
-        #expect(applied == 10 && torn == 0)
+        let outcome = try log.replay(salt: salt, version: version, afterSequence: 0, sameBoot: false) { _, _, _ in }
+        #expect(outcome.applied == 10 && outcome.tornBytes == 0 && outcome.endedAtMarker)
         let record = ByteBuffer()
         for _ in 0..<(WriteAheadLog.recordHeaderSize / 8) { record.append(UInt64(0)) }
         let key: [UInt8] = [42]

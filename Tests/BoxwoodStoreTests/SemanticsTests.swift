@@ -874,16 +874,18 @@ import Foundation
         defer { removeItem(path) }
         let (box, sizes) = try walWithCommits(path, commits: 5)
         defer { try? box.close() }
-        #expect(try FileManager.default.attributesOfItem(atPath: path + "/wal")[.size] as? UInt64 == sizes.last)
+        // The last record ends where its end marker starts; preallocated zeros follow the marker.
+        let walFileSize = try FileManager.default.attributesOfItem(atPath: path + "/wal")[.size] as? UInt64 ?? 0
+        #expect(walFileSize >= sizes.last! + UInt64(WriteAheadLog.recordHeaderSize))
         var rng = SplitMix64(seed: 7)
 
-        // 1. What a torn append leaves after the last record: a header cut short by the end of the file, or
-        //    sectors that never reached the disk (zeros).
+        // 1. What a torn append leaves after the last record (over its end marker): a header cut short by the end
+        //    of the file, or sectors that never reached the disk (zeros).
         for garbage in [rng.bytes(1), rng.bytes(31), [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0, count: 5000)] {
             let copy = temporaryDatabasePath("torn-garbage")
             defer { removeItem(copy) }
             try copyDatabaseFiles(from: path, to: copy)
-            try writeFile(copy + "/wal", try readFile(copy + "/wal") + garbage)
+            try writeFile(copy + "/wal", Array(try readFile(copy + "/wal").prefix(Int(sizes.last!))) + garbage)
             let recovered = try ValueBox(path: copy)
             #expect(recovered.transactionStateVersion == 6)
             #expect(try recovered.count(bin) == 6)
@@ -940,7 +942,7 @@ import Foundation
             defer { removeItem(copy) }
             try copyDatabaseFiles(from: path, to: copy)
             try writeFile(copy + "/header", try readFile(path + "/header"))
-            try writeFile(copy + "/wal", try readFile(copy + "/wal") + rng.bytes(5000))
+            try writeFile(copy + "/wal", Array(try readFile(copy + "/wal").prefix(Int(sizes.last!))) + rng.bytes(5000))
             let recovered = try ValueBox(path: copy)
             #expect(recovered.transactionStateVersion == 6)
             #expect(recovered.lastRecovery?.tornTailOffset == sizes[5])

@@ -358,16 +358,19 @@ extension ValueBox {
         // Read under the writer lock (or with no header at all): no writer can be changing it.
         let sameBoot = BootDigest.current != 0 && self.header?.hasValidIdentity == true
             && self.header?.intactLogBoot == BootDigest.current
-        let (applied, torn) = try log.replay(salt: meta.walSalt, version: logVersion, afterSequence: meta.lastSequence,
-                                             sameBoot: sameBoot) { (sequence, count, payload) throws(BoxwoodError) in
+        let outcome = try log.replay(salt: meta.walSalt, version: logVersion, afterSequence: meta.lastSequence,
+                                     sameBoot: sameBoot) { (sequence, count, payload) throws(BoxwoodError) in
             try replayRecoveredRecord(sequence: sequence, operationCount: count, payload: payload, file: log.file.path)
         }
         finishRecoveryReplay()
+        let (applied, torn) = (outcome.applied, outcome.tornBytes)
         let cut = torn > 0 && !options.readOnly
-        if cut {
-            try log.file.truncate(to: log.endOffset)
-            if options.durability != .off { try log.file.sync() }
-        }
+        // After a restart, records a power cut kept without the ones before them may follow the end marker (in
+        // `normal` mode unsynced appends reach the disk in any order): they are cut, so that no later append that
+        // ends where one of them starts can make it look like the next commit. Within one boot every append that
+        // returned is in the file in order, and what follows the marker is the preallocated zeros: it stays.
+        let cutAfterMarker = outcome.endedAtMarker && !sameBoot && !options.readOnly
+        if cut || cutAfterMarker { try log.cutAfterEnd(sync: options.durability != .off) }
         lastRecovery = RecoveryReport(replayedCommits: applied, tornTailOffset: torn > 0 ? log.endOffset : nil,
                                       tornTailBytes: torn, tornTailWasCut: cut)
         return torn == 0 || cut

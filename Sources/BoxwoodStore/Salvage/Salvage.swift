@@ -760,9 +760,11 @@ final class Salvager {
         }
         let walFile = try PosixFileSystem.shared.open(walPath, create: false, readOnly: true)
         defer { walFile.close() }
-        let header = try WriteAheadLog(file: walFile).readHeader()
+        let log = WriteAheadLog(file: walFile)
+        let header = try log.readHeader()
         let size = try walFile.size()
-        let records = size > UInt64(WriteAheadLog.headerSize) ? size - UInt64(WriteAheadLog.headerSize) : 0
+        var records = size > UInt64(WriteAheadLog.headerSize) ? size - UInt64(WriteAheadLog.headerSize) : 0
+        if case let .valid(salt, _) = header, try log.holdsNoRecord(salt: salt) { records = 0 }
         switch header {
         case let .valid(salt, _):
             if salt == meta.walSalt { return salt }
@@ -802,6 +804,8 @@ final class Salvager {
         let walFile = try PosixFileSystem.shared.open(walPath, create: false, readOnly: true)
         defer { walFile.close() }
         let size = try walFile.size()
+        let log = WriteAheadLog(file: walFile)
+        if case let .valid(salt, _) = try log.readHeader(), try log.holdsNoRecord(salt: salt) { return }
         if size > UInt64(WriteAheadLog.headerSize) {
             report.wal.bytesNotReplayed = size - UInt64(WriteAheadLog.headerSize)
             report.wal.commitsLost = true
@@ -822,6 +826,7 @@ final class Salvager {
         let buffer = ByteBuffer(capacity: 64 << 10)
         var stop: String? = nil
         var searchFrom: UInt64? = nil
+        var endedAtMarker = false
         while offset < size {
             guard offset + UInt64(headerSize) <= size else { stop = "a record header at offset \(offset) is cut short by the end of the file"; break }
             buffer.reset()
@@ -840,6 +845,12 @@ final class Salvager {
             guard try walFile.read(into: payload, count: length, offset: offset + UInt64(headerSize)) == length, header.openPayload(payload, cipher: nil) else {
                 stop = "the record at offset \(offset) is damaged or torn"
                 searchFrom = end
+                break
+            }
+            if header.isEndMarker {
+                // Where the last append ended: what follows is preallocated zeros (or records a power cut kept
+                // without the ones before them, which opening the database would cut too).
+                endedAtMarker = true
                 break
             }
             if header.sequence < expected {
@@ -874,7 +885,7 @@ final class Salvager {
             expected += 1
             offset = end
         }
-        report.wal.bytesNotReplayed = size > offset ? size - offset : 0
+        report.wal.bytesNotReplayed = size > offset && !endedAtMarker ? size - offset : 0
         if let stop {
             if let searchFrom, !report.wal.commitsLost,
                let (found, sequence, _) = try log.firstIntactRecord(from: searchFrom, fileSize: size) {

@@ -20,6 +20,9 @@ struct WALRecordHeader {
     /// The operation count without the flags.
     var operationCount: UInt32 { operations & WriteAheadLog.operationCountMask }
 
+    /// True for an end marker (`WriteAheadLog`, version 5): no payload and no operations, which no commit has.
+    var isEndMarker: Bool { payloadLength == 0 && operations == 0 }
+
     /// Unwhitens the `WriteAheadLog.recordHeaderSize` bytes at `h` — read from offset `offset` of a log salted
     /// `salt` — in place, and returns the header when its checksum holds (nil: damaged, torn, or not a record
     /// of this log at this offset).

@@ -4,8 +4,9 @@
 /// File header (32 bytes, not whitened):
 ///
 ///     0   8  magic       "BXWDWAL\0"
-///     8   4  version     4 (versions 2 and 3, whose records carry no flags, are read too; a build appends to
-///                        such a log in its own version's record form, and the next checkpoint's reset makes it 4)
+///     8   4  version     5 (versions 2 to 4 are read too: 2 and 3 carry no record flags, and before 5 no record
+///                        is followed by an end marker; a build appends to such a log in that version's record
+///                        form, and the next checkpoint's reset makes it 5)
 ///     12  4  pageSize    4096 (of the data file it belongs to)
 ///     16  8  salt        must equal the meta's walSalt, otherwise the log is stale and ignored
 ///     24  8  checksum    XXH64 of bytes 0..<24, seed 0
@@ -25,6 +26,14 @@
 ///     16  8  payloadChecksum XXH64(payload, seed: XXH64(bytes 0..<16, seed: salt))
 ///     24  8  headerChecksum  XXH64(bytes 0..<24, seed: salt)
 ///
+/// **End marker** (version 5): every append writes its record and, in the same write, an end marker right after it:
+/// a record header with payloadLength 0 and operations 0 (no commit has zero operations) and the next sequence,
+/// sealed like a record (in an encrypted log, followed by the empty payload's tag). The next append starts where the
+/// marker is and overwrites it. The log's file is extended ahead of the records in chunks of zeros
+/// (``preallocationChunk``), so that most appends overwrite bytes the file already has: a `full` commit's
+/// `fdatasync` then has no size change to write. Replay ends cleanly at the marker (or at the end of the file) and
+/// leaves the zeros after it; a marker is never taken for a commit, nor for a record that follows damage.
+///
 /// Recovery replays records in order while each is complete, both checksums match and its sequence is the
 /// next one. The first record that fails ends the replay, and what follows it decides what the failure is:
 ///
@@ -43,9 +52,11 @@ final class WriteAheadLog {
     static let headerSize = 32
     static let recordHeaderSize = 32
     static let magic: [UInt8] = Array("BXWDWAL\0".utf8)
-    static let version: UInt32 = 4
+    static let version: UInt32 = 5
     /// Versions whose records this build replays.
-    static let readableVersions: ClosedRange<UInt32> = 2...4
+    static let readableVersions: ClosedRange<UInt32> = 2...5
+    /// The bytes of zeros the log's file is extended by when an append would pass its end (at least the append).
+    static let preallocationChunk: UInt64 = 1 << 20
     /// Record flags, in the top bits of the operations word (version 4).
     static let earlierRecordsDurableFlag: UInt32 = 1 << 31
     static let syncedFlag: UInt32 = 1 << 30
@@ -73,8 +84,13 @@ final class WriteAheadLog {
     /// True while every record up to ``endOffset`` is known to be durable, so that the next record may carry
     /// `earlierRecordsDurable`. False when unknown (records another value box appended unsynced, or not yet read).
     private var chainIsDurable = false
-    /// Whether the log's header is version 4, whose records carry flags; nil until known.
+    /// Whether the log's header is version 4 or later, whose records carry flags; nil until known.
     private var recordsCarryFlags: Bool?
+    /// Whether the log's header is version 5 or later, whose appends end with an end marker; nil until known.
+    private var recordsEndWithMarker: Bool?
+    /// A size the file had (it only grows while this value box holds the writer lock, though another value box may
+    /// cut it): an append that would pass it asks the file for its size before extending it with zeros.
+    private var knownFileSize: UInt64 = 0
     /// Where the next record goes (end of the last valid record).
     private(set) var endOffset: UInt64 = 0
 
@@ -112,8 +128,10 @@ final class WriteAheadLog {
         if sync { try file.sync() }
         self.salt = salt
         endOffset = UInt64(WriteAheadLog.headerSize)
+        knownFileSize = endOffset
         chainIsDurable = sync
         recordsCarryFlags = true
+        recordsEndWithMarker = true
     }
 
     /// Appends a record. `record` holds `recordHeaderSize` reserved bytes followed by the payload; the header
@@ -122,11 +140,12 @@ final class WriteAheadLog {
     func append(sequence: UInt64, record: ByteBuffer, operationCount: UInt32, sync: Bool) throws(BoxwoodError) {
         let payloadLength = record.count - WriteAheadLog.recordHeaderSize
         guard payloadLength <= payloadLimit else { throw .transactionTooLarge(bytes: payloadLength, limit: payloadLimit) }
-        if recordsCarryFlags == nil {
+        if recordsCarryFlags == nil || recordsEndWithMarker == nil {
             guard case let .valid(_, version) = try readHeader() else {
                 throw .corrupted(file: file.path, page: nil, reason: "the WAL header does not validate")
             }
             recordsCarryFlags = version >= 4
+            recordsEndWithMarker = version >= 5
         }
         var operations = operationCount
         if recordsCarryFlags == true {
@@ -134,13 +153,37 @@ final class WriteAheadLog {
             if sync { operations |= WriteAheadLog.syncedFlag }
         }
         let trailer = recordTrailerSize
-        record.reserve(trailer)  // room for the tag (the record's bytes stay where `count` ends)
+        let markerSize = recordsEndWithMarker == true ? WriteAheadLog.recordHeaderSize + trailer : 0
+        // Room for the tag and the marker (the record's bytes stay where `count` ends).
+        record.reserve(trailer + markerSize)
         let p = record.memory
+        let recordEnd = endOffset + UInt64(record.count + trailer)
         try WALRecordHeader.seal(p, payloadLength: payloadLength, operations: operations, sequence: sequence, offset: endOffset,
                                  salt: salt, cipher: cipher)
-        try file.write(p, count: record.count + trailer, offset: endOffset)
+        if markerSize > 0 {
+            try WALRecordHeader.seal(p + record.count + trailer, payloadLength: 0, operations: 0, sequence: sequence &+ 1,
+                                     offset: recordEnd, salt: salt, cipher: cipher)
+            try extendWithZeros(toHold: recordEnd + UInt64(markerSize))
+        }
+        try file.write(p, count: record.count + trailer + markerSize, offset: endOffset)
         if sync { try file.dataSync() } else { chainIsDurable = false }
-        endOffset += UInt64(record.count + trailer)
+        endOffset = recordEnd
+    }
+
+    /// Makes the file at least `end` bytes long by writing zeros past its end, a ``preallocationChunk`` beyond `end`,
+    /// so that the appends after this one overwrite bytes the file has. Zeros go only past the file's current end:
+    /// never over a record.
+    private func extendWithZeros(toHold end: UInt64) throws(BoxwoodError) {
+        guard end > knownFileSize else { return }
+        knownFileSize = try file.size()
+        guard end > knownFileSize else { return }
+        let target = end + WriteAheadLog.preallocationChunk
+        let count = Int(target - knownFileSize)
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        try file.write(zeros, count: count, offset: knownFileSize)
+        knownFileSize = target
     }
 
     /// Cuts the log back to `offset` (the end of the last record that is known to have committed) and makes
@@ -150,6 +193,7 @@ final class WriteAheadLog {
         try file.truncate(to: offset)
         if sync { try file.sync() }
         endOffset = offset
+        knownFileSize = offset
     }
 
     /// Points the log at the start of a log with `salt` (its header is written by whoever resets it).
@@ -158,6 +202,16 @@ final class WriteAheadLog {
         endOffset = UInt64(WriteAheadLog.headerSize)
         chainIsDurable = false
         recordsCarryFlags = nil
+        recordsEndWithMarker = nil
+        knownFileSize = 0
+    }
+
+    /// Cuts everything after ``endOffset`` off the file (a torn tail, or what follows an end marker after a restart)
+    /// and makes that durable when `sync`.
+    func cutAfterEnd(sync: Bool) throws(BoxwoodError) {
+        try file.truncate(to: endOffset)
+        if sync { try file.sync() }
+        knownFileSize = endOffset
     }
 
     /// Reads the records in `endOffset..<end` — commits another value box published — and hands each to
@@ -182,7 +236,7 @@ final class WriteAheadLog {
         while position < count {
             guard position + headerSize <= count else { return false }
             let h = buffer + position
-            guard let header = WALRecordHeader.open(h, offset: start + UInt64(position), salt: salt) else { return false }
+            guard let header = WALRecordHeader.open(h, offset: start + UInt64(position), salt: salt), !header.isEndMarker else { return false }
             let length = header.payloadLength
             guard length <= count - position - headerSize - trailer, header.sequence <= expected else { return false }
             let payload = h + headerSize
@@ -201,17 +255,33 @@ final class WriteAheadLog {
         return true
     }
 
-    /// True when an intact record header of this log (under the current salt) starts at `offset`.
+    /// True when an intact record header of this log (under the current salt) starts at `offset`; an end marker
+    /// is not a record.
     func hasIntactRecord(at offset: UInt64) throws(BoxwoodError) -> Bool {
         let headerSize = WriteAheadLog.recordHeaderSize
         let h = UnsafeMutableRawPointer.allocate(byteCount: headerSize, alignment: 16)
         defer { h.deallocate() }
         guard try file.read(into: h, count: headerSize, offset: offset) == headerSize else { return false }
-        return WALRecordHeader.open(h, offset: offset, salt: salt) != nil
+        guard let header = WALRecordHeader.open(h, offset: offset, salt: salt) else { return false }
+        return !header.isEndMarker
     }
 
     /// Bytes in the log, header included.
     var size: UInt64 { endOffset }
+
+    /// True when the log salted `salt` holds no record: nothing follows its header, or an end marker or zeros do
+    /// (a salvage asks, to tell a log whose commits would be lost from an empty one).
+    func holdsNoRecord(salt: UInt64) throws(BoxwoodError) -> Bool {
+        let offset = UInt64(WriteAheadLog.headerSize)
+        let headerSize = WriteAheadLog.recordHeaderSize
+        let h = UnsafeMutableRawPointer.allocate(byteCount: headerSize, alignment: 16)
+        defer { h.deallocate() }
+        let read = try file.read(into: h, count: headerSize, offset: offset)
+        if read == 0 { return true }
+        if UnsafeRawBufferPointer(start: h, count: read).allSatisfy({ $0 == 0 }) { return true }
+        guard read == headerSize else { return false }
+        return WALRecordHeader.open(h, offset: offset, salt: salt)?.isEndMarker == true
+    }
 
     /// True when a record with these flags leaves every record up to its end durable.
     static func extendsDurableChain(_ operations: UInt32) -> Bool {
@@ -240,22 +310,35 @@ final class WriteAheadLog {
         return .valid(salt: load64(p, 16), version: load32(p, 8))
     }
 
-    /// Replays the records after `afterSequence` of a log with header `version`. Returns the number of records
-    /// applied. Sets `endOffset` to the end of the last valid record; `tornBytes` reports how many bytes of a
-    /// torn tail follow it. Throws `.corrupted` for mid-log damage; `sameBoot` says the machine has not restarted
-    /// since a writer last found this log intact (see the type's documentation).
+    /// How a replay ended.
+    struct ReplayOutcome {
+        /// Records applied.
+        var applied: Int
+        /// Bytes of a torn tail after the last valid record (0 when the log ended cleanly).
+        var tornBytes: UInt64
+        /// True when the log ended at an end marker (what follows it is preallocated zeros, or bytes of records a
+        /// power cut left without the records before them, which only a cut makes sure are never replayed).
+        var endedAtMarker: Bool
+    }
+
+    /// Replays the records after `afterSequence` of a log with header `version`. Sets `endOffset` to the end of the
+    /// last valid record (where its end marker is). Throws `.corrupted` for mid-log damage; `sameBoot` says the
+    /// machine has not restarted since a writer last found this log intact (see the type's documentation).
     func replay(salt: UInt64, version: UInt32, afterSequence: UInt64, sameBoot: Bool,
-                apply: (UInt64, UInt32, UnsafeRawBufferPointer) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> (applied: Int, tornBytes: UInt64) {
+                apply: (UInt64, UInt32, UnsafeRawBufferPointer) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> ReplayOutcome {
         self.salt = salt
         recordsCarryFlags = version >= 4
+        recordsEndWithMarker = version >= 5
         chainIsDurable = false
         guard afterSequence < UInt64.max else {
             throw .corrupted(file: file.path, page: nil, reason: "the meta's last sequence \(afterSequence) leaves no room for another commit")
         }
         let fileSize = try file.size()
+        knownFileSize = fileSize
         var offset = UInt64(WriteAheadLog.headerSize)
         var expected = afterSequence + 1
         var applied = 0
+        var endedAtMarker = false
         let buffer = ByteBuffer(capacity: 64 << 10)
         let headerSize = WriteAheadLog.recordHeaderSize
         let trailer = recordTrailerSize
@@ -286,6 +369,16 @@ final class WriteAheadLog {
                 try refuseIfMidLogDamage(at: offset, searchFrom: recordEnd, fileSize: fileSize, sameBoot: sameBoot)
                 break
             }
+            if header.isEndMarker {
+                // The end of the log as its last append left it. Its sequence follows the last record's, which the
+                // meta may already hold (a background checkpoint keeps the log).
+                guard sequence <= expected else {
+                    throw .corrupted(file: file.path, page: nil,
+                                     reason: "WAL end marker at offset \(offset) has sequence \(sequence), expected at most \(expected)")
+                }
+                endedAtMarker = true
+                break
+            }
             chainIsDurable = recordsCarryFlags == true && WriteAheadLog.extendsDurableChain(header.operations)
             if sequence < expected {
                 // Already included in the pages (cannot happen with a fresh salt, harmless if it does).
@@ -302,7 +395,7 @@ final class WriteAheadLog {
             offset = recordEnd
         }
         endOffset = offset
-        return (applied, fileSize - offset)
+        return ReplayOutcome(applied: applied, tornBytes: endedAtMarker ? 0 : fileSize - offset, endedAtMarker: endedAtMarker)
     }
 
     /// Throws `.corrupted` when the damaged record at `damagedAt` is mid-log damage rather than a torn tail: an
@@ -320,7 +413,8 @@ final class WriteAheadLog {
     }
 
     /// The first offset at or after `from` where a record header of this log validates, with its sequence and
-    /// operations word (also used by a salvage, to tell damage with commits after it from a torn tail).
+    /// operations word (also used by a salvage, to tell damage with commits after it from a torn tail). End markers
+    /// are passed over: they are no commits.
     func firstIntactRecord(from: UInt64, fileSize: UInt64) throws(BoxwoodError) -> (UInt64, UInt64, UInt32)? {
         let headerSize = WriteAheadLog.recordHeaderSize
         let window = 1 << 20
@@ -335,7 +429,7 @@ final class WriteAheadLog {
             for i in 0...(count - headerSize) {
                 candidate.copyMemory(from: bytes + i, byteCount: headerSize)
                 let offset = base + UInt64(i)
-                if let header = WALRecordHeader.open(candidate, offset: offset, salt: salt) {
+                if let header = WALRecordHeader.open(candidate, offset: offset, salt: salt), !header.isEndMarker {
                     return (offset, header.sequence, header.operations)
                 }
             }
