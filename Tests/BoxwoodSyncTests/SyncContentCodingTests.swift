@@ -132,7 +132,9 @@ import Testing
 
     @Test("attributes and media round-trip and read their old form (BOXWOOD_SYNC_SEED)")
     func roundTripsAndReadsTheOldForm() throws {
-        for seed in syncSeeds(default: 300, base: 0xC0D1_4600) {
+        let seeds = syncSeeds(default: 300, base: 0xC0D1_4600)
+        print("SyncContentCodingTests: \(seeds.count) seeds from \(seeds.first ?? 0) (replay one with BOXWOOD_SYNC_SEED)")
+        for seed in seeds {
             var values = Values(random: TestRandom(seed: seed))
             let entities = values.entities()
             try Self.check(SyncTextEntitiesAttribute(entities: entities), legacy: LegacyTextEntities(entities: entities), sameBytes: false, seed: seed)
