@@ -99,6 +99,30 @@ import BoxwoodStore
         }
     }
 
+    /// The record lists the chats whose history changed in ``PostboxChanges/historyPeerIds`` (what views test, and
+    /// all a record has when no observer is registered), exactly the chats of the operations an observer gets.
+    @Test func historyPeerIdsAreTheChatsOfTheOperations() async throws {
+        try await withPostbox("history-peers") { postbox in
+            let other = peer(0, 9)
+            try await postbox.transaction { tx in
+                try tx.addMessages([StoreMessage(id: .id(Self.question), timestamp: 10, authorId: Self.alice, text: "why?")], location: .random)
+            }
+            let log = ChangeLog()
+            let token = postbox.addTransactionObserver { log.append($0) }
+            try await postbox.transaction { tx in
+                try tx.addMessages([StoreMessage(id: .id(MessageId(peerId: other, namespace: Self.question.namespace, id: 1)), timestamp: 11,
+                                                 authorId: Self.alice, text: "hi")], location: .random)
+                try tx.deleteMessages([Self.question])
+            }
+            try await postbox.transaction { tx in try tx.updatePeers([Self.user(Self.alice, "Alice")]) }
+            postbox.removeTransactionObserver(token)
+            #expect(log.records.count == 2)
+            #expect(log.records.first?.historyPeerIds == [Self.chat, other])
+            #expect(log.records.first.map { Set($0.operationsByPeerId.keys) } == [Self.chat, other])
+            #expect(log.records.last?.historyPeerIds == [] && log.records.last?.operationsByPeerId.isEmpty == true)
+        }
+    }
+
     @Test func historyViewFollowsAuthorsAndRepliedMessages() async throws {
         try await withPostbox("history") { postbox in
             try await postbox.transaction { tx in try populate(tx) }

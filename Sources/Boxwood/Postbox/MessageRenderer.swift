@@ -10,9 +10,10 @@ struct MessageRenderer {
         try render(message, resolvingAssociatedMessages: true)
     }
 
-    /// The stored message `id`, rendered; nil when there is none.
-    func message(_ id: MessageId) throws -> Message? {
-        try tables.history.history.getMessage(id).map(render)
+    /// The stored message `id`, rendered (with the messages it refers to unless `resolvingAssociatedMessages` is
+    /// false); nil when there is none.
+    func message(_ id: MessageId, resolvingAssociatedMessages: Bool = true) throws -> Message? {
+        try tables.history.history.getMessage(id).map { stored in try render(stored, resolvingAssociatedMessages: resolvingAssociatedMessages) }
     }
 
     private func render(_ stored: IntermediateMessage, resolvingAssociatedMessages: Bool) throws -> Message {

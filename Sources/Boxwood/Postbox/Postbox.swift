@@ -241,7 +241,7 @@ public final class Postbox: @unchecked Sendable {
     }
 
     private func commit(sawExternalCommits: Bool) throws {
-        var changes = try tables.collectChanges()
+        var changes = try tables.collectChanges(renderingMessages: !observers.isEmpty)
         changes.sawExternalCommits = sawExternalCommits
         // The write-back tables write (and encode) their values first, so a value that cannot be encoded fails
         // the transaction before any view or observer hears of its changes.

@@ -3,8 +3,13 @@
 /// Empty when the transaction changed nothing observable; only a non-empty record bumps the
 /// TransactionStateVersion.
 public struct PostboxChanges {
-    /// History changes per chat, in order (inserted and removed messages, read states, timestamps).
+    /// History changes per chat, in order (inserted and removed messages, read states, timestamps). Built — its
+    /// inserted messages rendered — only for transaction observers (``Postbox/addTransactionObserver(_:)``): when
+    /// none is registered it stays empty and only ``historyPeerIds`` says which chats changed.
     public var operationsByPeerId: [PeerId: [MessageHistoryOperation]] = [:]
+    /// The chats whose history changed (every chat ``operationsByPeerId`` would list), whether or not the
+    /// operations were rendered: what the views test.
+    public var historyPeerIds: Set<PeerId> = []
     /// Shared media changed in place (``Transaction/updateMedia(_:update:)``), with their new values: every message
     /// that carries one shows the new value.
     public var updatedMedia: [MediaId: any Media] = [:]
@@ -51,7 +56,7 @@ public struct PostboxChanges {
 
     /// True when nothing observable changed.
     public var isEmpty: Bool {
-        operationsByPeerId.isEmpty && updatedMedia.isEmpty && holeOperations.isEmpty && chatListOperations.isEmpty
+        operationsByPeerId.isEmpty && historyPeerIds.isEmpty && updatedMedia.isEmpty && holeOperations.isEmpty && chatListOperations.isEmpty
             && alteredInitialPeerCombinedReadStates.isEmpty && updatedChatListInclusions.isEmpty && updatedTotalUnreadStates.isEmpty
             && updatedState == nil && updatedPeers.isEmpty && updatedPeerChatStates.isEmpty && updatedCachedPeerData.isEmpty
             && updatedPeerChatInterfaceStates.isEmpty && updatedMessageTagSummaries.isEmpty

@@ -45,14 +45,17 @@ final class PostboxTables {
     }
 
     /// The change record of the transaction so far. First derives the chat-list operations and total unread
-    /// states from the history operations (Postbox's `chatListTable.replay` and `chatListIndexTable.commit`);
-    /// inserted messages are rendered as they read at the end of the transaction.
-    func collectChanges() throws -> PostboxChanges {
+    /// states from the history operations (Postbox's `chatListTable.replay` and `chatListIndexTable.commit`).
+    /// With `renderingMessages` (someone observes the record) the history operations are listed, inserted messages
+    /// rendered as they read at the end of the transaction; without, only the chats they touch are (the views
+    /// reload what they show from the tables, so rendering every inserted message would be work no one reads).
+    func collectChanges(renderingMessages: Bool) throws -> PostboxChanges {
         try history.prepareCommit()
         var changes = PostboxChanges()
-        let renderer = MessageRenderer(tables: self)
         let table = history.history
-        changes.operationsByPeerId = try table.operationsByPeerId.mapValues { operations in
+        changes.historyPeerIds = Set(table.operationsByPeerId.keys)
+        let renderer = MessageRenderer(tables: self)
+        if renderingMessages { changes.operationsByPeerId = try table.operationsByPeerId.mapValues { operations in
             try operations.compactMap { operation -> MessageHistoryOperation? in
                 switch operation {
                 case let .insertMessage(message):
@@ -68,7 +71,7 @@ final class PostboxTables {
                 case let .updateTimestamp(index, timestamp): return .updateTimestamp(index, timestamp)
                 }
             }
-        }
+        } }
         changes.updatedMedia = history.history.updatedMedia
         changes.holeOperations = history.holes.operations
         changes.chatListOperations = history.chatList.operations

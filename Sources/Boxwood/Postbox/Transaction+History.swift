@@ -48,6 +48,13 @@ extension Transaction {
     /// The stored message `id` with its peers and the messages it refers to resolved; nil when there is none.
     public func getMessage(_ id: MessageId) throws -> Message? { try MessageRenderer(tables: try tables).message(id) }
 
+    /// The stored message `id` with its media and peers resolved but not the messages it refers to
+    /// (``Message/associatedMessages`` is empty): for a caller that only rewrites or inspects the message itself,
+    /// one read of the message instead of one per reply. Nil when there is none.
+    public func getMessageWithoutAssociatedMessages(_ id: MessageId) throws -> Message? {
+        try MessageRenderer(tables: try tables).message(id, resolvingAssociatedMessages: false)
+    }
+
     public func getMessageIndex(_ id: MessageId) throws -> MessageIndex? { try history.history.messageIndex(of: id) }
 
     /// Up to `limit` messages of a chat before (`.earlier`, newest first) or after (`.later`, oldest first)

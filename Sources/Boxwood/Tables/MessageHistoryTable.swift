@@ -97,15 +97,17 @@ final class MessageHistoryTable: Table {
 
     /// Stores `message` and every index entry it has; its media with ids are shared through the media table first
     /// (`shareMedia`). Returns the message as stored.
+    /// `indexesText: false` leaves the text index alone (an update that keeps the id, text and tags: its entry is
+    /// already right).
     @discardableResult
-    private func store(_ message: IntermediateMessage) throws -> IntermediateMessage {
+    private func store(_ message: IntermediateMessage, indexesText: Bool = true) throws -> IntermediateMessage {
         let message = try shareMedia(of: message)
         try rewriteStoredValue(message)
         try indexTable.set(message)
         try tagsTable.add(tags: message.tags, index: message.index)
         if usesGlobalIds(message.id) { try globalIdsTable.set(globalId: message.id.id, id: message.id) }
         if let unique = message.globallyUniqueId { try globallyUniqueIdTable.set(globallyUniqueId: unique, id: message.id) }
-        if configuration.indexMessageText, let textIndexTable, !message.text.isEmpty {
+        if indexesText, configuration.indexMessageText, let textIndexTable, !message.text.isEmpty {
             try textIndexTable.add(id: message.id, text: message.text, tags: message.tags)
         }
         if MessageHistoryUnsentTable.isIndexed(message.flags) { try unsentTable.add(message.index) }
@@ -120,15 +122,15 @@ final class MessageHistoryTable: Table {
     }
 
     /// Removes `message` and every index entry it has, and its claims on shared media; `freedMedia` gets each media
-    /// item no stored message carries any more.
-    private func unstore(_ message: IntermediateMessage, freedMedia: ((any Media) -> Void)? = nil) throws {
+    /// item no stored message carries any more; `indexesText: false` leaves its text index entry (see ``store(_:indexesText:)``).
+    private func unstore(_ message: IntermediateMessage, indexesText: Bool = true, freedMedia: ((any Media) -> Void)? = nil) throws {
         try releaseMedia(of: message, freed: freedMedia)
         try valueBox.remove(table, key: key(message.index))
         try indexTable.remove(message.id)
         try tagsTable.remove(tags: message.tags, index: message.index)
         if usesGlobalIds(message.id) { try globalIdsTable.remove(globalId: message.id.id, id: message.id) }
         if let unique = message.globallyUniqueId { try globallyUniqueIdTable.remove(globallyUniqueId: unique, id: message.id) }
-        if configuration.indexMessageText, let textIndexTable, !message.text.isEmpty {
+        if indexesText, configuration.indexMessageText, let textIndexTable, !message.text.isEmpty {
             try textIndexTable.remove(id: message.id)
         }
         if MessageHistoryUnsentTable.isIndexed(message.flags) { try unsentTable.remove(message.index) }
@@ -257,12 +259,15 @@ final class MessageHistoryTable: Table {
         }
         if newId.peerId != id.peerId { try holeTable.ensureInitialized(newId.peerId) }
         let fresh = IntermediateMessage(stableId: old.stableId, stableVersion: old.stableVersion &+ 1, id: newId, message: message)
-        try unstore(old)
+        // The text index entry (keyed by id, holding the text and the tags) is rewritten only when one of them
+        // changes, as in Postbox: an update of reactions, counters or a flag leaves it as it is.
+        let reindexesText = newId != id || fresh.text != old.text || fresh.tags != old.tags
+        try unstore(old, indexesText: reindexesText)
         append(id.peerId, .remove([(old.index, old.tags)]))
         if old.countsAsIncoming {
             updateReadState(id.peerId, try readStateTable.deleteIncomingMessages(id.peerId, indices: [old.index]))
         }
-        let updated = try store(fresh)
+        let updated = try store(fresh, indexesText: reindexesText)
         append(newId.peerId, .insertMessage(updated))
         if newId.peerId == id.peerId && newId.namespace == id.namespace {
             try uncountSummaryTags(old.tags.subtracting(updated.tags), id: id)

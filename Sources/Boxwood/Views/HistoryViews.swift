@@ -102,8 +102,8 @@ final class MutableMessageHistoryView: MutablePostboxView {
     }
 
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
-        let touchedHistory = !(changes.operationsByPeerId[peerId]?.isEmpty ?? true)
-            || ViewValueComparison.touches(referencedChats, changes.operationsByPeerId)
+        let touchedHistory = changes.historyPeerIds.contains(peerId)
+            || ViewValueComparison.touches(referencedChats, changes.historyPeerIds)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
             || ViewValueComparison.touches(referencedMedia, changes.updatedMedia)
         let holeOperations = changes.holeOperations.filter { $0.key.peerId == peerId && $0.key.namespace == namespace }
@@ -190,8 +190,8 @@ final class MutableChatListView: MutablePostboxView {
     /// chat's interface state (draft) or tag summaries.
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
         let touched = !(changes.chatListOperations[groupId]?.isEmpty ?? true)
-            || ViewValueComparison.touches(listed, changes.operationsByPeerId)
-            || ViewValueComparison.touches(referencedChats, changes.operationsByPeerId)
+            || ViewValueComparison.touches(listed, changes.historyPeerIds)
+            || ViewValueComparison.touches(referencedChats, changes.historyPeerIds)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
             || ViewValueComparison.touches(listed, changes.alteredInitialPeerCombinedReadStates)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeerNotificationSettings)

@@ -28,8 +28,8 @@ struct TrackedMessages {
     /// when, say, one was added and removed again) or renders differently.
     mutating func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
         guard !ids.isEmpty else { return false }
-        guard ViewValueComparison.touches(chats, changes.operationsByPeerId)
-            || ViewValueComparison.touches(referencedChats, changes.operationsByPeerId)
+        guard ViewValueComparison.touches(chats, changes.historyPeerIds)
+            || ViewValueComparison.touches(referencedChats, changes.historyPeerIds)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
             || ViewValueComparison.touches(referencedMedia, changes.updatedMedia) else { return false }
         let fresh = try TrackedMessages(ids: ids, tables: tables)

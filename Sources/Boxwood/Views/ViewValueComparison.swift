@@ -74,6 +74,12 @@ enum ViewValueComparison {
         return true
     }
 
+    /// Whether `changed` (a change record's set of changed keys) has any of `watched`.
+    static func touches<Key: Hashable>(_ watched: Set<Key>, _ changed: Set<Key>) -> Bool {
+        if changed.isEmpty || watched.isEmpty { return false }
+        return !watched.isDisjoint(with: changed)
+    }
+
     /// Whether `changed` (the keys of a change record's field) has any of `watched`, iterating the smaller.
     static func touches<Key: Hashable, Value>(_ watched: Set<Key>, _ changed: [Key: Value]) -> Bool {
         if changed.isEmpty || watched.isEmpty { return false }

@@ -86,7 +86,7 @@ struct SyncReplayer {
             let stored = messages.map(SyncStorage.storeMessage(encrypted:))
             var added: [MessageId] = []
             for message in stored {
-                guard case let .id(id) = message.id, try transaction.getMessage(id) == nil else { continue }
+                guard case let .id(id) = message.id, try transaction.getMessageIndex(id) == nil else { continue }
                 try SyncStorage.includeInChatList(id.peerId, in: transaction)
                 try transaction.addMessages([message], location: .upperHistoryBlock)
                 added.append(id)
@@ -106,7 +106,7 @@ struct SyncReplayer {
             events.deleted(found, source)
         case let .deleteMessages(ids, source):
             var found: [MessageId] = []
-            for id in ids where try transaction.getMessage(id) != nil { found.append(id) }
+            for id in ids where try transaction.getMessageIndex(id) != nil { found.append(id) }
             try transaction.deleteMessages(found)
             events.deleted(found, source)
         case let .readInbox(messageId, source):

@@ -68,7 +68,7 @@ enum SyncStorage {
         var toStore: [StoreMessage] = []
         for message in messages {
             let id = messageId(message)
-            if try transaction.getMessage(id) != nil {
+            if try transaction.getMessageIndex(id) != nil {
                 try updateIfNewer(message, fetched: fetched, accountPeerId: accountPeerId, in: transaction)
                 continue
             }
@@ -93,12 +93,12 @@ enum SyncStorage {
     static func unstoredNews(_ messages: [ApiMessage], peerId: PeerId, in transaction: Transaction) throws -> [MessageId] {
         let date = (try transaction.getState() as? SyncAccountState)?.date ?? 0
         return try messages.filter { $0.peerId == peerId && !$0.outgoing && $0.date > date }.map(messageId)
-            .filter { try transaction.getMessage($0) == nil }
+            .filter { try transaction.getMessageIndex($0) == nil }
     }
 
     /// Those of `ids` stored now.
     static func storedIds(_ ids: [MessageId], in transaction: Transaction) throws -> [MessageId] {
-        try ids.filter { try transaction.getMessage($0) != nil }
+        try ids.filter { try transaction.getMessageIndex($0) != nil }
     }
 
     /// Replaces a stored message with `message` when the server's copy is newer (revision, then edit version) or
@@ -112,7 +112,8 @@ enum SyncStorage {
     @discardableResult
     static func updateIfNewer(_ message: ApiMessage, fetched: Bool = false, accountPeerId: PeerId, in transaction: Transaction) throws -> MessageChange {
         let id = messageId(message)
-        guard let stored = try transaction.getMessage(id) else { return .none }
+        // Only the message itself is compared and rewritten: the message a reply refers to is not read.
+        guard let stored = try transaction.getMessageWithoutAssociatedMessages(id) else { return .none }
         let newer = (message.content.revision, message.editVersion) > version(stored)
         let pinnedDiffers = stored.tags.contains(pinnedTag) != message.pinned
         // A mention, once seen, stays seen (the flag only goes from unread to read): a copy that still says unread
@@ -145,7 +146,7 @@ enum SyncStorage {
     }
 
     static func setPinned(_ id: MessageId, _ pinned: Bool, in transaction: Transaction) throws {
-        guard let stored = try transaction.getMessage(id), stored.tags.contains(pinnedTag) != pinned else { return }
+        guard let stored = try transaction.getMessageWithoutAssociatedMessages(id), stored.tags.contains(pinnedTag) != pinned else { return }
         try transaction.updateMessage(id, restored(stored, tags: pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)))
     }
 
