@@ -40,19 +40,30 @@ public enum FullTextTokenizer {
         return (0..<list.count).map { list.string($0) }
     }
 
-    /// Appends the tokens of `text` to `list`.
-    static func tokenize(_ text: String, into list: inout TokenList) {
+    /// Appends the tokens of `text` to `list`; returns true when `text` is ASCII (its tokens then follow from
+    /// byte rules alone, see `FullTextDocument`).
+    @discardableResult
+    static func tokenize(_ text: String, into list: inout TokenList) -> Bool {
         var text = text
         let isASCII = text.withUTF8 { utf8 -> Bool in
             for byte in utf8 where byte >= 0x80 { return false }
-            tokenizeASCII(utf8, into: &list)
+            tokenizeASCIIBytes(UnsafeRawBufferPointer(utf8), into: &list)
             return true
         }
         if !isASCII { tokenizeUnicode(text, into: &list) }
+        return isASCII
+    }
+
+    /// Appends the tokens of ASCII text given as bytes to `list` (the same tokens as `tokenize` of that text);
+    /// returns false, appending nothing, when a byte is not ASCII.
+    static func tokenizeASCII(_ bytes: UnsafeRawBufferPointer, into list: inout TokenList) -> Bool {
+        for byte in bytes where byte >= 0x80 { return false }
+        tokenizeASCIIBytes(bytes, into: &list)
+        return true
     }
 
     /// The fast path for ASCII text: runs of `[A-Za-z0-9]`, lowercased.
-    private static func tokenizeASCII(_ utf8: UnsafeBufferPointer<UInt8>, into list: inout TokenList) {
+    private static func tokenizeASCIIBytes(_ utf8: UnsafeRawBufferPointer, into list: inout TokenList) {
         for byte in utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
