@@ -45,15 +45,15 @@ struct FullTextFilter {
         return (walks, phraseWalks)
     }
 
-    /// True when the document satisfies every condition (the view must have its terms parsed).
-    func matches(_ document: FullTextDocumentView) -> Bool {
-        if let collection, !collection.withUnsafeBytes({ compareBytes(document.collection, $0) == 0 }) { return false }
+    /// True when the document (its ids, and its tokens parsed from the rest of the same record) satisfies every condition.
+    func matches(_ view: FullTextDocumentView, _ document: FullTextDocumentTerms) -> Bool {
+        if let collection, !collection.withUnsafeBytes({ compareBytes(view.collection, $0) == 0 }) { return false }
         for tag in tags where !tag.withUnsafeBytes({ document.hasTag($0) }) { return false }
         for phrase in query.phrases where !matches(phrase, document) { return false }
         return true
     }
 
-    private func matches(_ phrase: FullTextQuery.Phrase, _ document: FullTextDocumentView) -> Bool {
+    private func matches(_ phrase: FullTextQuery.Phrase, _ document: FullTextDocumentTerms) -> Bool {
         let last = phrase.tokens.count - 1
         if last == 0 {
             return phrase.tokens[0].withUnsafeBytes { document.contains($0, prefix: phrase.lastIsPrefix) }

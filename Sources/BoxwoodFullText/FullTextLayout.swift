@@ -1,12 +1,13 @@
 @_spi(EngineTables) import BoxwoodStore
 /// The on-disk layout version of a full-text table, kept in its `meta` engine table (`k` = 5) under the key
 /// `layout` as a 4-byte big-endian integer. Layout 1 (before issue 24, goal 5: one key per posting) had no meta
-/// table; layout 2 keeps posting lists in blocks (`FullTextPostingBlock`). Both use the same key shapes, so an
+/// table; layout 2 keeps posting lists in blocks (`FullTextPostingBlock`); layout 3 has the same lists and keeps
+/// ASCII documents' records as text (`FullTextDocument`). All use the same key shapes, so an
 /// index must never be read in the wrong layout: every call checks the layout first and throws
 /// `.fullTextLayoutMismatch` for any other (rebuild with `fullTextReset`).
 enum FullTextLayout {
     /// The layout this code writes and reads.
-    static let current: UInt32 = 2
+    static let current: UInt32 = 3
     /// The layout of an index without a layout entry that has documents.
     static let unversioned: UInt32 = 1
     /// The meta key of the layout entry.

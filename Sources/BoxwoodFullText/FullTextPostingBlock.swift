@@ -2,12 +2,17 @@ import BoxwoodStore
 /// The value of one block of a posting list (a token's postings, a tag's or a collection's documents). The key is
 /// `list prefix ‖ first docId (8 bytes BE)`; the value holds the block's entries in ascending docId order:
 ///
-///     entry 0:        [varint n, positions (n bytes)]                  its docId is the key's
-///     entry i > 0:    varint docId − previous docId (≥ 1), [varint n, positions (n bytes)]
+///     content postings (`hasPositions`; layout 3):
+///     entry 0:        varint n, then n bytes of positions, or n = 0 and one varint position
+///     entry i > 0:    varint (docId − previous docId) × 2 + m (difference ≥ 1), then
+///                     m = 1: varint n, n bytes of positions;   m = 0: one varint position
+///     tags and collections:
+///     entry 0:        nothing                                          its docId is the key's
+///     entry i > 0:    varint docId − previous docId (≥ 1)
 ///
-/// The bracketed part exists in content postings only (`hasPositions`); positions are a token's positions in
-/// the document, encoded by `FullTextPositions` (the first, then deltas). Tags and collections have no
-/// positions, so a block of theirs is just the docId deltas, and a one-entry block is an empty value.
+/// Positions are a token's positions in the document, encoded by `FullTextPositions` (the first, then deltas).
+/// Most tokens occur once in a message: their single position goes without a length (one byte less per
+/// posting). Tags and collections have no positions, so a one-entry block of theirs is an empty value.
 ///
 /// Invariant (kept by `FullTextPostingBlock.Builder` and by the list updates in
 /// `ValueBox+FullTextPostingLists.swift`): every docId of a list appears in exactly one block; blocks of a list
@@ -43,17 +48,34 @@ enum FullTextPostingBlock {
 
         /// Moves to the next entry; false when there is none.
         mutating func next() throws(FullTextFormatError) -> Bool {
+            var hasLength = true
             if started {
                 if reader.isAtEnd { return false }
-                guard let delta = try? reader.varint(), delta > 0, delta <= UInt64.max - docId else { throw .malformedBlock }
+                guard var delta = try? reader.varint() else { throw .malformedBlock }
+                if hasPositions {
+                    hasLength = delta & 1 == 1
+                    delta >>= 1
+                }
+                guard delta > 0, delta <= UInt64.max - docId else { throw .malformedBlock }
                 docId += delta
             }
-            started = true
             if hasPositions {
-                guard let length = try? reader.varint(), length > 0, length <= UInt64(reader.remaining),
-                      let bytes = try? reader.bytes(Int(length)) else { throw .malformedBlock }
-                positions = bytes
+                var length: UInt64 = 0
+                if hasLength {
+                    guard let n = try? reader.varint(), n <= UInt64(reader.remaining), n > 0 || !started else { throw .malformedBlock }
+                    length = n
+                }
+                if length == 0 {
+                    // One position: the varint itself.
+                    let start = reader.offset
+                    guard (try? reader.varint()) != nil else { throw .malformedBlock }
+                    positions = UnsafeRawBufferPointer(rebasing: reader.buffer[start..<reader.offset])
+                } else {
+                    guard let bytes = try? reader.bytes(Int(length)) else { throw .malformedBlock }
+                    positions = bytes
+                }
             }
+            started = true
             return true
         }
     }
@@ -87,8 +109,11 @@ enum FullTextPostingBlock {
 
         /// Appends an entry; `docId` must be larger than the previous entry's.
         mutating func append(_ docId: UInt64, positions: UnsafeRawBufferPointer) {
-            let size = (isEmpty ? 0 : varintSize(docId - last)) + (hasPositions ? varintSize(UInt64(positions.count)) + positions.count : 0)
-            if !isEmpty && current.count + size > maxBytes {
+            // A single position is one varint: only its last byte lacks the continuation bit.
+            let single = hasPositions && positions.count > 0 && positions.dropLast().allSatisfy { $0 & 0x80 != 0 }
+            let header = (hasPositions ? 2 : 1) * (docId &- last) + (hasPositions && !single ? 1 : 0)
+            let length = !hasPositions ? 0 : single ? positions.count : varintSize(UInt64(positions.count)) + positions.count
+            if !isEmpty && current.count + varintSize(header) + length > maxBytes {
                 blocks.append((currentFirst, current))
                 current = []
                 isEmpty = true
@@ -96,13 +121,12 @@ enum FullTextPostingBlock {
             if isEmpty {
                 currentFirst = docId
                 isEmpty = false
+                if hasPositions { appendVarint(single ? 0 : UInt64(positions.count), to: &current) }
             } else {
-                appendVarint(docId - last, to: &current)
+                appendVarint(header, to: &current)
+                if hasPositions && !single { appendVarint(UInt64(positions.count), to: &current) }
             }
-            if hasPositions {
-                appendVarint(UInt64(positions.count), to: &current)
-                current.append(contentsOf: positions)
-            }
+            current.append(contentsOf: positions)
             last = docId
         }
 

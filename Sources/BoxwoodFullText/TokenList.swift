@@ -67,11 +67,64 @@ struct TokenList {
         }
     }
 
+    /// Appends a whole token (not empty; at most `FullTextTokenizer.maxTokenBytes` long when it comes from the
+    /// tokenizer) and finishes it.
+    mutating func append(token: UnsafeRawBufferPointer) {
+        finishToken()
+        bytes.append(contentsOf: token)
+        if !token.isEmpty { ends.append(bytes.count) }
+    }
+
+    /// Empties the list, keeping its capacity.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        truncated = false
+    }
+
     /// Ends the current token; nothing happens when it is empty.
     @inline(__always)
     mutating func finishToken() {
         truncated = false
         if bytes.count > currentStart { ends.append(bytes.count) }
+    }
+
+    /// The distinct tokens in the order of their first occurrence, each with its ascending positions: no
+    /// sorting, one hash probe per token (for the lists a document goes into, which need no order).
+    func distinctTokensUnordered() -> [(token: Range<Int>, positions: [Int32])] {
+        let count = ends.count
+        if count == 0 { return [] }
+        var size = 16
+        while size < count * 2 { size <<= 1 }
+        let mask = size - 1
+        var slots = [Int32](repeating: -1, count: size)  // index into `result`
+        var result: [(token: Range<Int>, positions: [Int32])] = []
+        result.reserveCapacity(count)
+        bytes.withUnsafeBytes { all in
+            var start = 0
+            for i in 0..<count {
+                let end = ends[i]
+                let token = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+                for byte in token { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+                var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
+                while true {
+                    let index = Int(slots[slot])
+                    if index < 0 {
+                        slots[slot] = Int32(result.count)
+                        result.append((start..<end, [Int32(i)]))
+                        break
+                    }
+                    if compareBytes(UnsafeRawBufferPointer(rebasing: all[result[index].token]), token) == 0 {
+                        result[index].positions.append(Int32(i))
+                        break
+                    }
+                    slot = (slot + 1) & mask
+                }
+                start = end
+            }
+        }
+        return result
     }
 
     /// The distinct tokens, sorted by their bytes, each with its ascending positions.

@@ -40,19 +40,71 @@ public enum FullTextTokenizer {
         return (0..<list.count).map { list.string($0) }
     }
 
-    /// Appends the tokens of `text` to `list`.
-    static func tokenize(_ text: String, into list: inout TokenList) {
+    /// Appends the tokens of `text` to `list`; returns true when `text` is ASCII (its tokens then follow from
+    /// byte rules alone, see `FullTextDocument`).
+    @discardableResult
+    static func tokenize(_ text: String, into list: inout TokenList) -> Bool {
         var text = text
         let isASCII = text.withUTF8 { utf8 -> Bool in
             for byte in utf8 where byte >= 0x80 { return false }
-            tokenizeASCII(utf8, into: &list)
+            tokenizeASCIIBytes(UnsafeRawBufferPointer(utf8), into: &list)
             return true
         }
-        if !isASCII { tokenizeUnicode(text, into: &list) }
+        if !isASCII && !tokenizeCyrillic(text, into: &list) { tokenizeUnicode(text, into: &list) }
+        return isASCII
+    }
+
+    /// The fast path for text of ASCII and basic Cyrillic (U+0400–U+045F) only: each scalar is its own
+    /// character there, and NFKD only splits the 16 precomposed letters below into a base letter and a
+    /// diacritic that rule 4 drops, so the text needs no normalisation and no grapheme breaking. Returns false,
+    /// appending nothing, when another scalar occurs (`tokenizeUnicode` then does the work). The tokenizer tests
+    /// check it against `tokenizeUnicode` for every scalar of the range.
+    static func tokenizeCyrillic(_ text: String, into list: inout TokenList) -> Bool {
+        for scalar in text.unicodeScalars where scalar.value >= 0x80 && !(0x400...0x45F).contains(scalar.value) { return false }
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            if v < 0x80 {
+                appendASCII(UInt8(v), to: &list)
+            } else {
+                // U+0400…U+045F, and their base letters: valid scalars.
+                appendWordScalar(Unicode.Scalar(cyrillicBase(v))!, to: &list)
+            }
+        }
+        list.finishToken()
+        return true
+    }
+
+    /// The base letter of a precomposed letter of U+0400–U+045F (its canonical decomposition without the
+    /// diacritic), or the letter itself.
+    @inline(__always)
+    private static func cyrillicBase(_ v: UInt32) -> UInt32 {
+        switch v {
+        case 0x400, 0x401: return 0x415   // Ѐ Ё → Е
+        case 0x403: return 0x413          // Ѓ → Г
+        case 0x407: return 0x406          // Ї → І
+        case 0x40C: return 0x41A          // Ќ → К
+        case 0x40D, 0x419: return 0x418   // Ѝ Й → И
+        case 0x40E: return 0x423          // Ў → У
+        case 0x450, 0x451: return 0x435   // ѐ ё → е
+        case 0x453: return 0x433          // ѓ → г
+        case 0x457: return 0x456          // ї → і
+        case 0x45C: return 0x43A          // ќ → к
+        case 0x45D, 0x439: return 0x438   // ѝ й → и
+        case 0x45E: return 0x443          // ў → у
+        default: return v
+        }
+    }
+
+    /// Appends the tokens of ASCII text given as bytes to `list` (the same tokens as `tokenize` of that text);
+    /// returns false, appending nothing, when a byte is not ASCII.
+    static func tokenizeASCII(_ bytes: UnsafeRawBufferPointer, into list: inout TokenList) -> Bool {
+        for byte in bytes where byte >= 0x80 { return false }
+        tokenizeASCIIBytes(bytes, into: &list)
+        return true
     }
 
     /// The fast path for ASCII text: runs of `[A-Za-z0-9]`, lowercased.
-    private static func tokenizeASCII(_ utf8: UnsafeBufferPointer<UInt8>, into list: inout TokenList) {
+    private static func tokenizeASCIIBytes(_ utf8: UnsafeRawBufferPointer, into list: inout TokenList) {
         for byte in utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -66,7 +118,8 @@ public enum FullTextTokenizer {
         list.finishToken()
     }
 
-    private static func tokenizeUnicode(_ text: String, into list: inout TokenList) {
+    /// The general path: NFKD, then rules 2–8 per character.
+    static func tokenizeUnicode(_ text: String, into list: inout TokenList) {
         let decomposed = text.decomposedStringWithCompatibilityMapping
         for character in decomposed {
             if character.isASCII {

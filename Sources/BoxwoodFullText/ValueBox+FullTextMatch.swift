@@ -102,10 +102,14 @@ extension ValueBox {
         guard let newest = candidates.first, let oldest = candidates.last else { return }
         var malformed: UInt64? = nil
         var stopped = false
+        var terms = FullTextDocumentTerms()  // one set of buffers for every record checked
         /// Checks one record and reports it; false once the walk must end.
         func visit(_ docId: UInt64, _ bytes: UnsafeRawBufferPointer) -> Bool {
-            guard let view = FullTextDocumentView(bytes, needTerms: checkRecords) else { malformed = docId; return false }
-            if checkRecords && !filter.matches(view) { return true }
+            guard let view = FullTextDocumentView(bytes) else { malformed = docId; return false }
+            if checkRecords {
+                guard terms.parse(view.rest) else { malformed = docId; return false }
+                if !filter.matches(view, terms) { return true }
+            }
             if !values(String(decoding: view.collection, as: UTF8.self), String(decoding: view.item, as: UTF8.self)) {
                 stopped = true
                 return false

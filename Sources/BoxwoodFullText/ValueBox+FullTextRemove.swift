@@ -27,10 +27,12 @@ extension ValueBox {
         let docKey = FullTextKeys.document(docId)
         var lists: [(part: FullTextPart, prefix: [UInt8])] = []
         let parsed = try withValue(tables.documents, key: docKey) { bytes -> Bool in
-            guard let view = FullTextDocumentView(bytes, needTerms: true) else { return false }
-            lists.reserveCapacity(view.terms.count + view.tags.count + 1)
-            for term in view.terms { lists.append((.postings, Array(term.token) + [0])) }
-            for tag in view.tags { lists.append((.tags, Array(tag) + [0])) }
+            var terms = FullTextDocumentTerms()
+            guard let view = FullTextDocumentView(bytes), terms.parse(view.rest) else { return false }
+            let distinct = terms.distinctTokens()
+            lists.reserveCapacity(distinct.terms.count + distinct.tags.count + 1)
+            for term in distinct.terms { lists.append((.postings, term + [0])) }
+            for tag in distinct.tags { lists.append((.tags, tag + [0])) }
             lists.append((.collections, FullTextKeys.collectionPrefix(Array(view.collection))))
             return true
         }

@@ -24,11 +24,13 @@ extension ValueBox {
             throw .keyTooLarge(length: collection.count + 10, limit: ValueBox.maxKeySize)
         }
         var contentTokens = TokenList()
-        FullTextTokenizer.tokenize(contents, into: &contentTokens)
+        let asciiContents = FullTextTokenizer.tokenize(contents, into: &contentTokens)
         var tagTokens = TokenList()
-        FullTextTokenizer.tokenize(tags, into: &tagTokens)
-        let terms = contentTokens.distinctTokens()
-        let distinctTags = tagTokens.distinctTokens()
+        let asciiTags = FullTextTokenizer.tokenize(tags, into: &tagTokens)
+        // A text-form record (ASCII) needs no sorted tokens: the lists take them in any order.
+        let textForm = asciiContents && asciiTags
+        let terms = textForm ? contentTokens.distinctTokensUnordered() : contentTokens.distinctTokens()
+        let distinctTags = textForm ? tagTokens.distinctTokensUnordered() : tagTokens.distinctTokens()
 
         let pending = try fullTextPending(tables)
         let itemKey = ValueBoxKey(item)
@@ -43,10 +45,16 @@ extension ValueBox {
         pending.nextDocId = docId + 1
         let docKey = FullTextKeys.document(docId)
         let record = ByteBuffer(capacity: 256)
-        FullTextDocument.encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
-                                contents: contentTokens, terms: terms, into: record)
+        if textForm {
+            FullTextDocument.encode(collection: collection, item: item, asciiTags: tags, asciiContents: contents, into: record)
+        } else {
+            FullTextDocument.encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
+                                    contents: contentTokens, terms: terms, into: record)
+        }
         try record.withBytes { (bytes) throws(BoxwoodError) in try set(tables.documents, key: docKey, bytes: bytes) }
-        try docKey.withUnsafeBytes { bytes in Result { () throws(BoxwoodError) in try set(tables.items, key: itemKey, bytes: bytes) } }.get()
+        record.reset()
+        record.appendVarint(docId)
+        try record.withBytes { (bytes) throws(BoxwoodError) in try set(tables.items, key: itemKey, bytes: bytes) }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)
         FullTextKeys.collectionPrefix(collection).withUnsafeBytes { pending.add(.collections, prefix: $0, docId: docId, positions: none) }
         bufferTokenEntries(pending, .tags, tagTokens, distinctTags, docId)
@@ -79,11 +87,16 @@ extension ValueBox {
         }
     }
 
-    /// The document id of an item, nil when it is not indexed.
+    /// The document id of an item (the item entry's value: a varint), nil when it is not indexed.
     func fullTextDocId(_ tables: FullTextTables, _ itemKey: ValueBoxKey) throws(BoxwoodError) -> UInt64? {
-        try withValue(tables.items, key: itemKey) { bytes in
-            bytes.count == 8 ? UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)) : nil
-        } ?? nil
+        var malformed = false
+        let docId = try withValue(tables.items, key: itemKey) { bytes -> UInt64 in
+            var reader = ByteReader(bytes)
+            guard let docId = try? reader.varint(), reader.isAtEnd, docId > 0 else { malformed = true; return 0 }
+            return docId
+        }
+        if malformed { throw fullTextCorruption(tables.items, "an item entry is not a document id") }
+        return docId
     }
 
     /// One more than the largest document id in use (1 for an empty index): newer items get larger ids.

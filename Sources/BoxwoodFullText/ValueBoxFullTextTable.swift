@@ -22,13 +22,13 @@ public struct ValueBoxFullTextTable: Sendable, Hashable {
     }
 }
 
-/// The engine tables of one full-text table (`k` of the id formula). Layout 2 (see `FullTextLayout`).
+/// The engine tables of one full-text table (`k` of the id formula). Layout 3 (see `FullTextLayout`).
 enum FullTextPart: Int32, CaseIterable {
     /// `token ‖ 0x00 ‖ first docId` → a block of the token's postings (docIds and positions).
     case postings = 0
-    /// `docId` → the document record (collection, item, tags, tokens with positions).
+    /// `docId` → the document record (collection, item, then ASCII text or the tokens with positions).
     case documents = 1
-    /// `itemId` → `docId`.
+    /// `itemId` → `docId` (a varint).
     case items = 2
     /// `u16 length ‖ collectionId ‖ first docId` → a block of the collection's docIds.
     case collections = 3

@@ -161,7 +161,7 @@ extension ValueBox {
             try box.set(tables.postings, key: ValueBoxKey(Array("hello".utf8) + [0, 0, 0, 0, 0, 0, 0, 0, 1]), byteArray: [0])
             try box.commit()
             let error = expectError("fullTextLayoutMismatch") { _ = try match(box, "hello") }
-            #expect(error == .fullTextLayoutMismatch(path: path, id: 41, found: 1, supported: 2))
+            #expect(error == .fullTextLayoutMismatch(path: path, id: 41, found: 1, supported: 3))
             try box.begin()
             expectError("fullTextLayoutMismatch") { try box.fullTextSet(ft, collectionId: "p1", itemId: "b", contents: "hello", tags: "") }
             expectError("fullTextLayoutMismatch") { try box.fullTextRemove(ft, itemId: "a", secure: true) }
@@ -170,12 +170,28 @@ extension ValueBox {
             try box.commit()
             #expect(try match(box, "hello") == ["a"])
 
+            // Layout 2 (posting blocks, every record in token form): its records would be misread as layout 3's,
+            // so it is refused too, and rebuilt the same way.
+            try box.begin()
+            try box.set(tables.meta, key: FullTextLayout.key, byteArray: [0, 0, 0, 2])
+            try box.commit()
+            let older = expectError("fullTextLayoutMismatch") { _ = try match(box, "hello") }
+            #expect(older == .fullTextLayoutMismatch(path: path, id: 41, found: 2, supported: 3))
+            #expect(try box.fullTextNeedsRebuild(ft))
+            try box.begin()
+            expectError("fullTextLayoutMismatch") { try box.fullTextSet(ft, collectionId: "p1", itemId: "b", contents: "hello", tags: "") }
+            try box.fullTextReset(ft)
+            try box.fullTextSet(ft, collectionId: "p1", itemId: "a", contents: "hello", tags: "")
+            try box.commit()
+            #expect(try box.fullTextNeedsRebuild(ft) == false)
+            #expect(try match(box, "hello") == ["a"])
+
             // A layout this version does not know.
             try box.begin()
-            try box.set(tables.meta, key: FullTextLayout.key, byteArray: [0, 0, 0, 3])
+            try box.set(tables.meta, key: FullTextLayout.key, byteArray: [0, 0, 0, 4])
             try box.commit()
             let newer = expectError("fullTextLayoutMismatch") { _ = try match(box, "hello") }
-            #expect(newer == .fullTextLayoutMismatch(path: path, id: 41, found: 3, supported: 2))
+            #expect(newer == .fullTextLayoutMismatch(path: path, id: 41, found: 4, supported: 3))
 
             // Reset in a transaction that already wrote to the (rebuilt) index: the index stays readable after it.
             try box.begin()
@@ -210,6 +226,54 @@ extension ValueBox {
                 // The failed flush wrote some lists and lost the rest: committing again must not succeed.
                 expectError("corrupted") { try box.commit() }
                 #expect(box.isInTransaction)
+                box.abort()
+            }
+        }
+    }
+
+    /// Layout 3's records: ASCII text is kept as text (form 0), any other text as tokens (form 1); both answer
+    /// record-checked queries and removals alike, and a record of an unknown form or with a non-ASCII byte in
+    /// its text is reported as `.corrupted`.
+    @Test func recordsKeepASCIITextAndOtherTokens() throws {
+        try withTemporaryBox("fts-records") { box, _ in
+            let tables = try FullTextTables(ft)
+            let long = String(repeating: "Ab", count: 100)  // a token cut at 128 bytes
+            try box.begin()
+            try box.fullTextSet(ft, collectionId: "p1", itemId: "a", contents: "Hello, hello world! \(long)", tags: "t1 T2")
+            try box.fullTextSet(ft, collectionId: "p1", itemId: "b", contents: "hello café world", tags: "t1")
+            try box.fullTextSet(ft, collectionId: "p1", itemId: "c", contents: "hello world", tags: "тег")
+            try box.commit()
+            let records = try box.allEntries(tables.documents).map(\.1)
+            #expect(records.count == 3)
+            // collection "p1", item "a", form 0, tags text, then the contents as given.
+            #expect(records[0] == [2, 0x70, 0x31, 1, 0x61, 0, 5] + Array("t1 T2".utf8) + Array("Hello, hello world! \(long)".utf8))
+            #expect(records[1][6] == 1 && records[2][6] == 1, "non-ASCII contents or tags keep their tokens")
+            // Record checks (first round of one key: lists are not read completely) on both forms.
+            for (query, expected) in [("hello world", ["c", "b", "a"]), ("\"hello world\"", ["c", "a"]), ("wor*", ["c", "b", "a"]),
+                                      ("\(long.lowercased())", ["a"]), ("abab*", ["a"]), ("\"hello hello\"", ["a"])] {
+                var found: [String] = []
+                try box.fullTextMatch(ft, collectionId: "p1", query: query, tags: "t1", firstRound: 1, denseSpan: 1) { _, item in
+                    found.append(item)
+                    return true
+                }
+                #expect(found == expected.filter { $0 != "c" }, "query \(query)")
+            }
+            try box.begin()
+            try box.fullTextRemove(ft, itemId: "a", secure: true)
+            try box.fullTextRemove(ft, itemId: "b", secure: false)
+            try box.fullTextRemove(ft, itemId: "c", secure: false)
+            try box.commit()
+            for part in FullTextPart.allCases where part != .meta {
+                #expect(try box.count(tables.table(part)) == 0, "\(part) is empty after every removal")
+            }
+
+            // Damaged records: an unknown form byte, a non-ASCII byte in a text-form record.
+            for bad: [UInt8] in [[2, 0x70, 0x31, 1, 0x61, 7], [2, 0x70, 0x31, 1, 0x61, 0, 0, 0xC3, 0xA9]] {
+                try box.begin()
+                try box.fullTextSet(ft, collectionId: "p1", itemId: "a", contents: "hello", tags: "")
+                let (docKey, _) = try #require(try box.allEntries(tables.documents).first)
+                try box.set(tables.documents, key: ValueBoxKey(docKey), byteArray: bad)
+                expectError("corrupted") { try box.fullTextRemove(ft, itemId: "a", secure: false) }
                 box.abort()
             }
         }

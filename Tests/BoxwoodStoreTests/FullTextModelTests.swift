@@ -54,9 +54,11 @@ private let latinWords = ["hello", "help", "helmet", "world", "word", "work", "t
 private let cyrillicWords = ["привет", "Привет", "мир", "Мир", "ёлка", "елка", "дом", "домик", "дома", "работа", "работать"]
 private let cjkWords = ["東京", "京都", "日本", "日本語", "中文", "タワー", "ラーメン", "東"]
 private let emojiWords = ["🎉", "👍", "👍🏽", "❤️", "😀", "🇩🇪", "👨‍👩‍👧", "hi🎉"]
+private let asciiWords = latinWords.filter { $0.allSatisfy(\.isASCII) }
+private let asciiSeparators = [" ", " ", " ", ", ", "! ", " - ", "\n", ""]
 private let separators = [" ", " ", " ", " ", ", ", "! ", " - ", "\n", "…", ""]
 private let collections = ["p1", "p2", "p3", ""]
-private let documentTags = ["", "t1", "t2", "t1 t2", "t3", "t2 t3 t1"]
+private let documentTags = ["", "t1", "t2", "t1 t2", "t3", "t2 t3 t1", "t2 ü"]
 private let queryTags = ["t1", "t2", "t1 t2", "T3", ""]
 
 private final class FullTextModelRun {
@@ -98,8 +100,17 @@ private final class FullTextModelRun {
         }
     }
 
+    /// Text of any script or, half of the time, ASCII only (whose records keep the text instead of the
+    /// tokens, see `FullTextDocument`; sometimes with a word longer than a token may be).
     func randomText() -> String {
         var text = ""
+        if rng.chance(0.5) {
+            for _ in 0..<rng.below(13) {
+                let word = rng.chance(0.02) ? String(repeating: pick(["ab", "Ab", "x1"]), count: 60 + rng.below(20)) : pick(asciiWords)
+                text += word + pick(asciiSeparators)
+            }
+            return text
+        }
         for _ in 0..<rng.below(13) { text += randomWord() + pick(separators) }
         return text
     }

@@ -20,6 +20,38 @@ import Testing
         #expect(tokens("Київ") == ["киів"])
     }
 
+    /// The ASCII + Cyrillic fast path gives the tokens of the general path (NFKD, graphemes): for every scalar
+    /// of U+0400–U+045F and every ASCII scalar, alone and between letters, and for random mixes (seed printed).
+    @Test func cyrillicFastPathMatchesTheGeneralPath() {
+        func both(_ text: String) -> (fast: [String], general: [String])? {
+            var fast = TokenList(), general = TokenList()
+            guard FullTextTokenizer.tokenizeCyrillic(text, into: &fast) else { return nil }
+            FullTextTokenizer.tokenizeUnicode(text, into: &general)
+            return ((0..<fast.count).map { fast.string($0) }, (0..<general.count).map { general.string($0) })
+        }
+        let scalars = (0..<0x80).map { Unicode.Scalar(UInt32($0))! } + (0x400...0x45F).map { Unicode.Scalar(UInt32($0))! }
+        for scalar in scalars {
+            for text in ["\(scalar)", "а\(scalar)b", "Z\(scalar)\(scalar)я "] {
+                let result = both(text)
+                #expect(result != nil && result!.fast == result!.general, "\(text.debugDescription)")
+            }
+        }
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("cyrillicFastPathMatchesTheGeneralPath seed: \(seed)")
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<2_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<rng.below(40) { text.append(scalars[rng.below(scalars.count)]) }
+            let result = both(String(text))
+            #expect(result != nil && result!.fast == result!.general, "seed \(seed): \(String(text).debugDescription)")
+        }
+        // Any other scalar leaves the text to the general path.
+        var list = TokenList()
+        for text in ["привет é", "мир 🎉", "е\u{308}", "ѐ\u{460}", "Ωмега"] {
+            #expect(!FullTextTokenizer.tokenizeCyrillic(text, into: &list) && list.count == 0, "\(text.debugDescription)")
+        }
+    }
+
     @Test func greekFoldsCaseAccentsAndFinalSigma() {
         #expect(tokens("ΟΔΟΣ οδός Σοφία") == ["οδοσ", "οδοσ", "σοφια"])
     }

@@ -8,7 +8,8 @@ import Testing
 /// posting blocks: no layout entry) rebuilds it when it opens, so search keeps working after the upgrade instead of
 /// failing every message write with `fullTextLayoutMismatch`.
 @Suite struct TextIndexRebuildTests {
-    @Test func anOlderTextIndexIsRebuiltAtOpen() async throws {
+    /// Layout 1: documents and no layout entry; layout 2: posting blocks, every record in token form.
+    @Test(arguments: [UInt32(1), 2]) func anOlderTextIndexIsRebuiltAtOpen(layout: UInt32) async throws {
         let path = NSTemporaryDirectory() + "bw-text-rebuild-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let alice = PeerId(namespace: 0, id: PeerId.Id(10))
@@ -22,13 +23,18 @@ import Testing
         }
         try await postbox.close()
 
-        // What an index of the earlier layout looks like to this version: documents and no layout entry.
+        // What an index of an earlier layout looks like to this version: its layout entry (none for layout 1).
         let box = try ValueBox(path: path)
         let tables = try FullTextTables(ValueBoxFullTextTable(id: MessageHistoryTextIndexTable.tableId))
         try box.begin()
         let ft = ValueBoxFullTextTable(id: MessageHistoryTextIndexTable.tableId)
         #expect(try box.fullTextNeedsRebuild(ft) == false)
-        try box.remove(tables.meta, key: FullTextLayout.key)
+        if layout == 1 {
+            try box.remove(tables.meta, key: FullTextLayout.key)
+        } else {
+            let value = withUnsafeBytes(of: layout.bigEndian) { MemoryBuffer(copying: $0) }
+            try box.set(tables.meta, key: FullTextLayout.key, value: value)
+        }
         #expect(try box.fullTextNeedsRebuild(ft))
         try box.commit()
         try box.close()
