@@ -95,7 +95,7 @@ import Testing
         let box = try ValueBox(path: path, options: options())
         try commit(box, 0..<6)
         var header = try readFile(path + "/header")
-        let walSize = try readFile(path + "/wal").count
+        let walSize = Int(try box.statistics().walBytes)
         try commit(box, 6..<7)
         try copyDatabaseFiles(from: path, to: copy)
         try box.close()
