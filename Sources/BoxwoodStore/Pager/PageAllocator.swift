@@ -19,6 +19,25 @@ final class PageAllocator {
         return nextPage
     }
 
+    /// `count` consecutive pages (an extent, `ExtentPage`); returns the first. The lowest run of `count` consecutive
+    /// reusable pages (first fit, from the smallest page numbers), else new pages past the end of the file.
+    func allocateRun(_ count: Int) -> UInt64 {
+        if count <= 1 { return allocate() }
+        // `remainingReusable` is largest first: a run p, p+1, …, p+count-1 sits at indices i, i-1, …, i-count+1.
+        var i = remainingReusable.count - 1
+        while i >= count - 1 {
+            let first = remainingReusable[i]
+            var n = 1
+            while n < count && remainingReusable[i - n] == first + UInt64(n) { n += 1 }
+            if n == count {
+                remainingReusable.removeSubrange((i - count + 1)...i)
+                return first
+            }
+            i -= n
+        }
+        return allocateConsecutive(count)
+    }
+
     /// `count` consecutive new pages; returns the first.
     func allocateConsecutive(_ count: Int) -> UInt64 {
         defer { nextPage += UInt64(count) }
