@@ -186,7 +186,7 @@ extension ValueBox {
         defer { stored.release() }
         if ExtentPage.holds(storedLength, layout: writer.layout) {
             let head = allocator.allocateConsecutive(ExtentPage.pageCount(forStored: storedLength))
-            try extents.write(stored.pointer, count: storedLength, head: head, to: writer.file, layout: writer.layout)
+            try writer.writeExtent(stored.pointer, count: storedLength, head: head, large: extents)
             return head   // a plain file's disk reference is the page number
         }
         let numbers = try OverflowPage.writeChain(stored.pointer, count: storedLength, allocate: {

@@ -187,7 +187,7 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
             // Its pages are not in `written`: the install verifies the head and no other (`Pager.installFrozen`).
             let pages = ExtentPage.pageCount(forStored: blob.count)
             let head = allocator.allocateRun(pages)
-            try extents.write(blob.memory, count: blob.count, head: head, to: file, layout: layout)
+            try output.writeExtent(blob.memory, count: blob.count, head: head, large: extents)
             blobForward[index] = (head, Array(head..<(head + UInt64(pages))))
             return head   // a plain file's disk reference is the page number
         }

@@ -321,7 +321,7 @@ final class CheckpointWriter: CheckpointPageSink {
         if ExtentPage.holds(blob.count, layout: pager.layout) {
             let pages = ExtentPage.pageCount(forStored: blob.count)
             let head = allocator.allocateRun(pages)
-            try extents.write(blob.memory, count: blob.count, head: head, to: output.file, layout: pager.layout)
+            try output.writeExtent(blob.memory, count: blob.count, head: head, large: extents)
             pager.didWriteExtent(head, pages: pages)
             pager.releaseBlobAfterFlush(ref)
             return head   // a plain file's disk reference is the page number

@@ -69,8 +69,21 @@ enum ExtentPage {
     }
 }
 
-/// Writes extents (`ExtentPage`) to a plain file: each one laid out in a buffer it keeps and handed to the file in
-/// one write. Used by the checkpoint writers and compaction; the pages are allocated by the caller (consecutive).
+extension PageRunWriter {
+    /// Writes the extent of the `count` bytes at `value` whose head is page `head` (a plain file, see
+    /// `ExtentPage.holds`): laid out straight into the queued run when it fits one, so that consecutive extents and
+    /// pages go to the file in one write, else on its own through `large`.
+    func writeExtent(_ value: UnsafeRawPointer, count: Int, head: UInt64, large: ExtentWriter) throws(BoxwoodError) {
+        if let room = try reserve(ExtentPage.pageCount(forStored: count), from: head) {
+            ExtentPage.build(room, head: head, value: value, count: count)
+        } else {
+            try large.write(value, count: count, head: head, to: file, layout: layout)
+        }
+    }
+}
+
+/// Writes extents (`ExtentPage`) too long for a `PageRunWriter`'s run to a plain file: each one laid out in a buffer
+/// it keeps and handed to the file in one write. The pages are allocated by the caller (consecutive).
 final class ExtentWriter {
     private var buffer: UnsafeMutableRawPointer?
     private var capacity = 0

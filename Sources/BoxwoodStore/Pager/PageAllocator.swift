@@ -6,6 +6,8 @@ final class PageAllocator {
     private(set) var remainingReusable: [UInt64]
     /// The first page number past everything allocated so far.
     private(set) var nextPage: UInt64
+    /// The shortest run `allocateRun` found no reusable pages for (`Int.max`: none yet).
+    private var noRunOf = Int.max
 
     init(reusable: [UInt64] = [], firstNewPage: UInt64) {
         remainingReusable = reusable
@@ -23,6 +25,8 @@ final class PageAllocator {
     /// reusable pages (first fit, from the smallest page numbers), else new pages past the end of the file.
     func allocateRun(_ count: Int) -> UInt64 {
         if count <= 1 { return allocate() }
+        // Reusable pages are only taken, never added: once no run of `count` exists, none of `count` or more will.
+        if count >= noRunOf { return allocateConsecutive(count) }
         // `remainingReusable` is largest first: a run p, p+1, …, p+count-1 sits at indices i, i-1, …, i-count+1.
         var i = remainingReusable.count - 1
         while i >= count - 1 {
@@ -35,6 +39,7 @@ final class PageAllocator {
             }
             i -= n
         }
+        noRunOf = count
         return allocateConsecutive(count)
     }
 
