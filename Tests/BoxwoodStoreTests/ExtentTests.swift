@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BoxwoodCrashWorkload
 @testable import BoxwoodStore
 
 /// Extents (`ExtentPage`): values of more than one overflow page in consecutive pages of a plain file. What they are
@@ -189,6 +190,23 @@ import Testing
         report = try box.check()
         #expect(report.problems.isEmpty, "\(report.problems.prefix(3))")
         try box.close()
+    }
+
+    /// The crash tests' workload (`PowerCutTests`, `KillReopenTests`, `LazyFSTests`) writes extents in a plain file,
+    /// so their cuts and kills land in checkpoints that write extents too.
+    @Test func theCrashWorkloadWritesExtents() throws {
+        try withTemporaryBox("extent-workload") { box, path in
+            let workload = CrashWorkload(seed: 99)
+            for n in UInt64(1)...80 { try workload.run(n, in: box) }
+            try box.checkpoint()
+            var heads = 0
+            for page in UInt64(2)..<box.meta.pageCount {
+                guard let p = try? box.pager.diskPage(page), PageType.raw(of: p) == PageType.extent.rawValue else { continue }
+                heads += 1
+            }
+            #expect(heads > 0, "80 transactions of the crash workload wrote no extent")
+            #expect(try box.check().problems.isEmpty)
+        }
     }
 
     /// A leaf whose overflow reference names a page in the middle of an extent (checksum valid: a forged or

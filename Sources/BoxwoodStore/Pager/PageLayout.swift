@@ -50,8 +50,8 @@ enum PageType: UInt8 {
     case overflow = 4
     case freelist = 5
     /// The head of an extent (`ExtentPage`): a large value in consecutive pages of a plain file, written by
-    /// format version 2.
-    case extent = 6
+    /// format version 2. (6 is the encryption header block's type, `EncryptionHeader`, never a page's.)
+    case extent = 7
 }
 
 /// A reference to a tree page: a page of the data file, or (top bit set) an in-memory dirty page that has not
