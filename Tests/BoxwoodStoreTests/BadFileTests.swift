@@ -354,7 +354,35 @@ import Glibc
             expectError("corrupted") { _ = try box.get(table, key: key(0)) }
         }
 
-        // An overflow chain cut short.
+        // The big value is an extent (consecutive pages, one checksum over all of them): a byte flipped in its
+        // middle or in its zero tail fails that checksum.
+        #expect(try isExtentHead(path, page: l.overflow))
+        for offset in [12 * PageLayout.pageSize + 77, 24 * PageLayout.pageSize + 4000] {
+            try flip(path, page: l.overflow, offset: offset)
+            try withDamagedBox(path, restoring: original) { box throws in
+                expectError("checksumMismatch") { _ = try box.get(big, key: ikey(-1)) }
+                expectError("checksumMismatch") { _ = try box.withValue(big, key: ikey(-1)) { _ in } }
+                #expect(try box.get(big, key: ikey(1))?.makeArray() == [1])
+                #expect(try box.check().problems.contains { $0.contains("checksum") })
+            }
+        }
+
+        // An extent whose length disagrees with its cell's (checksum valid).
+        try rewriteExtent(path, head: l.overflow) { store64($0, PageLayout.auxOffset, 99_999) }
+        try withDamagedBox(path, restoring: original) { box throws in
+            expectError("corrupted") { _ = try box.get(big, key: ikey(-1)) }
+            #expect(try box.check().problems.contains { $0.contains("extent") })
+        }
+
+        // An extent that claims to run past the end of the file.
+        try rewriteExtent(path, head: l.overflow) { store64($0, PageLayout.auxOffset, 1 << 31) }
+        try withDamagedBox(path, restoring: original) { box throws in
+            expectError("corrupted") { _ = try box.get(big, key: ikey(-1)) }
+            #expect(try box.check().problems.isEmpty == false)
+        }
+
+        // The same value as an overflow chain (a file written before extents), cut short.
+        try rewriteExtentsAsChains(path, heads: [l.overflow])
         try rewritePage(path, page: l.overflow) { store64($0, PageLayout.linkOffset, 0) }
         try withDamagedBox(path, restoring: original) { box throws in
             expectError("corrupted") { _ = try box.get(big, key: ikey(-1)) }

@@ -47,3 +47,58 @@ func rewritePage(_ path: String, page: UInt64, _ edit: (UnsafeMutableRawPointer)
     }
     try writeFile(path + "/data", data)
 }
+
+/// Rewrites the extent whose head is page `head` of the data file of the closed database at `path` through `edit`
+/// (given the head and the extent's page count as it was) and reseals its checksum over `pages` pages (the page
+/// count before the edit unless given): whatever the edit did, the checksum is valid.
+func rewriteExtent(_ path: String, head: UInt64, pages: Int? = nil, _ edit: (UnsafeMutableRawPointer) -> Void) throws {
+    var data = try readFile(path + "/data")
+    data.withUnsafeMutableBytes { raw in
+        let p = raw.baseAddress! + Int(head) * PageLayout.pageSize
+        let count = pages ?? ExtentPage.pageCount(forStored: ExtentPage.storedLength(p))
+        edit(p)
+        store64(p, PageLayout.checksumOffset, ExtentPage.checksum(p, pages: count, head: head))
+    }
+    try writeFile(path + "/data", data)
+}
+
+/// True when page `page` of the data file of the closed database at `path` is the head of an extent.
+func isExtentHead(_ path: String, page: UInt64) throws -> Bool {
+    try readFile(path + "/data")[Int(page) * PageLayout.pageSize + PageLayout.typeOffset] == PageType.extent.rawValue
+}
+
+/// Turns the database at `path` (closed) into one as a build before extents wrote it: every extent the trees
+/// name in `heads` becomes an overflow chain in the same pages (each page its header, `link` to the next), and
+/// both meta pages say format version 1. Requires that each value's chain takes as many pages as its extent (true
+/// of a 100,000-byte value: 25 pages either way), so no other page moves.
+func rewriteExtentsAsChains(_ path: String, heads: [UInt64]) throws {
+    var data = try readFile(path + "/data")
+    data.withUnsafeMutableBytes { raw in
+        let base = raw.baseAddress!
+        for head in heads {
+            let p = base + Int(head) * PageLayout.pageSize
+            precondition(PageType.raw(of: p) == PageType.extent.rawValue, "page \(head) is not an extent head")
+            let stored = ExtentPage.storedLength(p)
+            let pages = ExtentPage.pageCount(forStored: stored)
+            precondition(OverflowPage.pagesNeeded(for: stored) == pages, "a \(stored)-byte value takes another page count as a chain")
+            let value = Array(UnsafeRawBufferPointer(start: ExtentPage.bytes(p), count: stored))
+            value.withUnsafeBytes { v in
+                for i in 0..<pages {
+                    let page = head + UInt64(i)
+                    let q = base + Int(page) * PageLayout.pageSize
+                    let start = i * PageLayout.overflowPayload
+                    OverflowPage.write(q, next: i + 1 < pages ? page + 1 : 0, payload: v.baseAddress! + start,
+                                       count: min(PageLayout.overflowPayload, stored - start))
+                    sealPage(q, pageNumber: page)
+                }
+            }
+        }
+        for slot in 0..<2 {
+            let m = base + slot * PageLayout.pageSize
+            guard load32(m, 40) == MetaPage.formatVersion else { continue }
+            store32(m, 40, 1)
+            sealPage(m, pageNumber: UInt64(slot))
+        }
+    }
+    try writeFile(path + "/data", data)
+}

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import BoxwoodStore
 
-/// The borrowing read (`ValueBox.withValue`) against a dictionary, over values of 0 to 200 KiB, compressible and
-/// random, plain and encrypted, across checkpoints and reopens; what it lends in place; that a later commit of
+/// The borrowing read (`ValueBox.withValue`) against a dictionary, over values of 0 to 1 MiB, compressible and
+/// random, plain and encrypted, across checkpoints, reopens, overwrites, removes, compactions and checks; what it
+/// lends in place (a plain file's extents: in the mapping); that a later commit of
 /// another value box never changes bytes being lent; and that values stored LZ4-compressed (what the earlier
 /// compression policy wrote for every value of 256 bytes or more that LZ4 shrank by 1/16) still read.
 @Suite struct ValueBorrowingTests {
@@ -19,15 +20,18 @@ import Testing
         return Array(out.prefix(length))
     }
 
-    /// A length from 0 to 200 KiB, weighted towards the places where the storage changes: inline (≤ ~1000 bytes),
-    /// one overflow page (≤ 4064 stored bytes), a chain of a few pages, a long chain.
+    /// A length from 0 to 1 MiB, weighted towards the places where the storage changes: inline (≤ ~1000 bytes),
+    /// one overflow page (≤ 4064 stored bytes), an extent (a chain in an encrypted file) of a few pages — around
+    /// the page boundaries of an extent, whose head holds 4064 bytes and every other page 4096 —, a long one.
     static func length(_ rng: inout SplitMix64) -> Int {
-        switch rng.below(6) {
+        switch rng.below(8) {
         case 0: return rng.below(25)
         case 1: return 25 + rng.below(1000)
         case 2: return 1000 + rng.below(3200)
         case 3: return 4000 + rng.below(200)                  // around one page's payload (4064)
         case 4: return 4200 + rng.below(20_000)
+        case 5: return 4064 + 4096 * (1 + rng.below(8)) - 2 + rng.below(5)   // around an extent's page boundary
+        case 6: return rng.chance(0.2) ? rng.below(1 << 20 + 1) : rng.below(200 << 10 + 1)
         default: return rng.below(200 << 10 + 1)
         }
     }
@@ -97,8 +101,16 @@ import Testing
                 model[key(i).byteArray] = nil
             case 6:
                 try box.checkpoint()
+                if rng.chance(0.2) {
+                    let report = try box.check()
+                    #expect(report.problems.isEmpty, "\(context): check: \(report.problems.prefix(3))")
+                }
             case 7:
-                box = try reopen(box, path, encrypted: encrypted, limit: limit)
+                if rng.chance(0.15) {
+                    _ = try box.compact()
+                } else {
+                    box = try reopen(box, path, encrypted: encrypted, limit: limit)
+                }
             default:
                 let i = rng.below(keyCount)
                 #expect(try borrowed(box, key(i)) == model[key(i).byteArray], "\(context): key \(i)")
@@ -107,7 +119,15 @@ import Testing
         try box.checkpoint()
         for i in 0..<keyCount {
             #expect(try borrowed(box, key(i)) == model[key(i).byteArray], "seed \(seed) at the end: key \(i)")
+            // Under the default policy a value above 1000 bytes is stored raw: a plain file lends it from the mapping
+            // whatever its size (inline, one overflow page, an extent).
+            if !encrypted, limit == nil, let v = model[key(i).byteArray], v.count > 1000 {
+                let inMapping = try box.withValue(table, key: key(i)) { Self.isInMapping(box, $0) }
+                #expect(inMapping == true, "seed \(seed) at the end: key \(i) (\(v.count) bytes) lent from the mapping")
+            }
         }
+        let report = try box.check()
+        #expect(report.problems.isEmpty, "seed \(seed) at the end: check: \(report.problems.prefix(3))")
         // An error `body` throws comes out of `withValue` unchanged.
         if let present = model.keys.first {
             var thrown: BoxwoodError? = nil
@@ -137,10 +157,10 @@ import Testing
         return start >= map && start + bytes.count <= map + box.pager.mapLength
     }
 
-    /// After a checkpoint of a plain file, uncompressed values inline or in one overflow page are lent from the
-    /// mapping itself; a value of several overflow pages or a compressed one comes in a buffer of its own. Under the
-    /// default policy a compressible value longer than `compressionLimit` is stored raw, so it is lent too; with
-    /// no limit (the earlier policy) it is compressed and decompressed on every read.
+    /// After a checkpoint of a plain file, uncompressed values are lent from the mapping itself at any size: inline,
+    /// in one overflow page, or in an extent (`ExtentPage`: consecutive pages); a compressed one comes in a buffer of
+    /// its own. Under the default policy a compressible value longer than `compressionLimit` is stored raw, so it is
+    /// lent too; with no limit (the earlier policy) it is compressed and decompressed on every read.
     @Test(arguments: [nil, Int.max])
     func lendsFromTheMapping(limit: Int?) throws {
         try withTemporaryBox("borrow-map", options: Self.options(encrypted: false, limit: limit)) { box, _ in
@@ -149,9 +169,9 @@ import Testing
                 ("inline random", rng.bytes(300), true),
                 ("one overflow page, random", rng.bytes(4064), true),
                 ("one overflow page, text", Self.value(&rng, length: 3000, compressible: true), limit == nil),
-                ("two overflow pages, random", rng.bytes(4065), false),
-                ("long chain, random", rng.bytes(100_000), false),
-                ("long chain, text", Self.value(&rng, length: 100_000, compressible: true), false),
+                ("two-page extent, random", rng.bytes(4065), true),
+                ("long extent, random", rng.bytes(100_000), true),
+                ("long extent, text", Self.value(&rng, length: 100_000, compressible: true), limit == nil),
             ]
             try box.begin()
             for (i, c) in cases.enumerated() { try box.set(table, key: ikey(Int64(i)), value: MemoryBuffer(c.1)) }

@@ -50,6 +50,9 @@ struct LeafPage: SlottedPage {
     /// when it is sound (`PageType.problem` calls this for every leaf page the pager reads). Besides the slotted
     /// page's checks: an inline LZ4 value holds at least its 4-byte length prefix; an overflow cell's value is a
     /// 24-byte reference, and (from a file) a sound one (`overflowReferenceProblem`).
+    ///
+    /// The reference's first page is the head of the value's overflow chain or of its extent (`ExtentPage`): the
+    /// page's type says which, and the reader checks it (`LeafValue.storedBytes`).
     static func problem(_ p: UnsafeRawPointer, pageCount: UInt64?) -> String? {
         if let problem = slotArrayProblem(p) { return problem }
         return cellsProblem(p) { i, off in
@@ -79,8 +82,8 @@ struct LeafPage: SlottedPage {
         let stored = load64(p, v + 8)
         let raw = load64(p, v + 16)
         if !first.isPageNumber(below: pageCount) { return "overflow page \(first) is not a page of the file (\(pageCount) pages)" }
-        // pageCount <= 2^40, so the product is below 2^52.
-        if stored > LeafValue.maxValueLength || stored > (pageCount - 2) * UInt64(PageLayout.overflowPayload) {
+        // pageCount <= 2^40, so the product is below 2^52. An extent stores a whole page's bytes per page but the first.
+        if stored > LeafValue.maxValueLength || stored > (pageCount - 2) * UInt64(PageLayout.pageSize) {
             return "overflow value of \(stored) stored bytes, more than the file (\(pageCount) pages) or the format holds"
         }
         if raw > LeafValue.maxValueLength { return "overflow value of \(raw) bytes, beyond the format's limit" }

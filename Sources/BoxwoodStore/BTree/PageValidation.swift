@@ -22,6 +22,7 @@ extension PageType {
         case .leaf: return LeafPage.problem(p, pageCount: pageCount)
         case .overflow: return OverflowPage.problem(p, pageCount: pageCount)
         case .freelist: return FreelistPage.problem(p, pageCount: pageCount)
+        case .extent: return ExtentPage.problem(p, pageCount: pageCount)
         }
     }
 }

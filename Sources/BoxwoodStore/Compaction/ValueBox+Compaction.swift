@@ -116,6 +116,7 @@ extension ValueBox {
                                     progress: ((CompactionProgress) -> Void)?) throws(BoxwoodError) -> (MetaPage, Int) {
         try layout.writeHeader(to: output)
         let writer = PageRunWriter(file: output, layout: layout)
+        let extents = ExtentWriter()
         let allocator = PageAllocator(firstNewPage: 2)
         // The new file's pages are written as its generation g + 1 (see the metas below).
         let generation = meta.generation + 1
@@ -137,14 +138,14 @@ extension ValueBox {
                 if let first = LeafValue.overflowReference(p, off) {
                     let valueOffset = LeafValue.valueOffset(p, off) - off
                     let stored = Int(load64(p, LeafValue.valueOffset(p, off) + 8))
-                    store64(cell, valueOffset, try copyOverflowChain(first: first, storedLength: stored, writer: writer, allocator: allocator,
+                    store64(cell, valueOffset, try copyOverflowChain(first: first, storedLength: stored, writer: writer, extents: extents, allocator: allocator,
                                                                      generation: generation))
                 }
                 let (key, keyLength) = cursor.key
                 try builder.add(cell: cell, size: size, key: key, keyLength: keyLength)
                 copied += 1
                 if copied % 4096 == 0 {
-                    progress?(CompactionProgress(entriesCopied: copied, entriesTotal: total, bytesWritten: writer.bytesWritten))
+                    progress?(CompactionProgress(entriesCopied: copied, entriesTotal: total, bytesWritten: writer.bytesWritten + extents.bytesWritten))
                 }
                 try cursor.next()
             }
@@ -177,28 +178,21 @@ extension ValueBox {
         return (newMeta, copied)
     }
 
-    /// Copies an overflow chain into consecutive new pages written as `generation`; returns the first's disk reference.
-    private func copyOverflowChain(first: UInt64, storedLength: Int, writer: PageRunWriter, allocator: PageAllocator,
+    /// Copies an overflow value (a chain or an extent) into consecutive new pages written as `generation`: an extent
+    /// when the new file can hold one (`ExtentPage.holds`), else a chain; returns the first page's disk reference.
+    private func copyOverflowChain(first: UInt64, storedLength: Int, writer: PageRunWriter, extents: ExtentWriter, allocator: PageAllocator,
                                    generation: UInt64) throws(BoxwoodError) -> UInt64 {
-        let count = OverflowPage.pagesNeeded(for: storedLength)
-        let start = allocator.allocateConsecutive(count)
-        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
-        defer { page.deallocate() }
-        var source = first
-        for i in 0..<count {
-            guard source != 0 else {
-                throw .corrupted(file: dataFile.path, page: nil, reason: "overflow chain shorter than its \(storedLength)-byte value")
-            }
-            guard let overflow = OverflowPage(try pager.diskPage(source)) else {
-                throw .corrupted(file: dataFile.path, page: source.diskPageNumber, reason: "expected an overflow page")
-            }
-            page.copyMemory(from: overflow.memory, byteCount: PageLayout.pageSize)
-            source = overflow.next
-            let reference = { (i: Int) in writer.layout.reference(to: start + UInt64(i), writtenBy: generation) }
-            store64(page, PageLayout.linkOffset, i + 1 < count ? reference(i + 1) : 0)
-            try writer.write(page, as: reference(i))
+        let stored = try LeafValue.storedBytes(pager, first: first, length: storedLength)
+        defer { stored.release() }
+        if ExtentPage.holds(storedLength, layout: writer.layout) {
+            let head = allocator.allocateConsecutive(ExtentPage.pageCount(forStored: storedLength))
+            try writer.writeExtent(stored.pointer, count: storedLength, head: head, large: extents)
+            return head   // a plain file's disk reference is the page number
         }
-        return writer.layout.reference(to: start, writtenBy: generation)
+        let numbers = try OverflowPage.writeChain(stored.pointer, count: storedLength, allocate: {
+            writer.layout.reference(to: allocator.allocateConsecutive(1), writtenBy: generation)
+        }) { (page, reference) throws(BoxwoodError) in try writer.write(page, as: reference) }
+        return numbers[0]
     }
 
     /// Opens the data file the path names now (after a compaction swapped it in) in place of the current one,

@@ -37,7 +37,7 @@ struct FrozenCheckpointOutcome {
     var freelistPages: [UInt64]
     /// Frozen dirty page index → the disk reference it was written as.
     var forward: [Int: UInt64]
-    /// Frozen blob index → its overflow chain's first disk reference and page numbers.
+    /// Frozen blob index → its overflow chain's (or extent's) first disk reference and page numbers.
     var blobForward: [Int: (head: UInt64, pages: [UInt64])]
     /// Every page number written.
     var written: [UInt64]
@@ -56,6 +56,7 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
     private let allocator: PageAllocator
     private let generation: UInt64
     private let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+    private let extents = ExtentWriter()
     private var forward: [Int: UInt64] = [:]
     private var blobForward: [Int: (head: UInt64, pages: [UInt64])] = [:]
     private var written: [UInt64] = []
@@ -175,11 +176,20 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
         return reference
     }
 
-    /// Writes a frozen blob as a chain of overflow pages; returns the first page's disk reference.
+    /// Writes a frozen blob as an extent (`ExtentPage.holds`) or a chain of overflow pages; returns the first page's
+    /// disk reference.
     private func writeOverflow(_ ref: UInt64) throws(BoxwoodError) -> UInt64 {
         let index = ref.dirtyIndex
         guard index < input.blobs.count, let blob = input.blobs[index] else {
             throw .corrupted(file: file.path, page: nil, reason: "a frozen leaf references a missing in-memory value")
+        }
+        if ExtentPage.holds(blob.count, layout: layout) {
+            // Its pages are not in `written`: the install verifies the head and no other (`Pager.installFrozen`).
+            let pages = ExtentPage.pageCount(forStored: blob.count)
+            let head = allocator.allocateRun(pages)
+            try output.writeExtent(blob.memory, count: blob.count, head: head, large: extents)
+            blobForward[index] = (head, Array(head..<(head + UInt64(pages))))
+            return head   // a plain file's disk reference is the page number
         }
         let numbers = try OverflowPage.writeChain(blob.memory, count: blob.count, allocate: allocate) { (page, number) throws(BoxwoodError) in
             try write(page, as: number)

@@ -117,19 +117,30 @@ enum LeafValue {
             if codec == .raw { return ValueBytes(pointer: blob.memory, count: blob.count, owned: nil) }
             return try decompress(pager, blob.memory, blob.count, rawLength: rawLength, page: p)
         }
-        if storedLength > 0 && storedLength <= PageLayout.overflowPayload {
-            // One overflow page holds the whole value: its payload is contiguous in the page's memory (the mapping
-            // of a plain file, the decrypted copy in an encrypted one), so it is lent or decompressed in place.
-            let payload = try singleOverflowPage(pager, ref, length: storedLength)
-            if codec == .raw { return ValueBytes(pointer: payload, count: storedLength, owned: nil) }
-            return try decompress(pager, payload, storedLength, rawLength: rawLength, page: p)
+        let stored = try storedBytes(pager, first: ref, length: storedLength)
+        if codec == .raw { return stored }
+        defer { stored.release() }
+        return try decompress(pager, stored.pointer, storedLength, rawLength: rawLength, page: p)
+    }
+
+    /// The `length` stored bytes of the checkpointed overflow value whose first page `first` names: in place when
+    /// they are contiguous — one overflow page (in the mapping of a plain file, the decrypted copy in an encrypted
+    /// one) or an extent (`ExtentPage`: in the mapping, verified whole when its head was first touched) — else
+    /// (a chain of several overflow pages, each with its header: an encrypted file, or a file written before
+    /// extents) joined in one buffer the caller frees.
+    static func storedBytes(_ pager: Pager, first: UInt64, length: Int) throws(BoxwoodError) -> ValueBytes {
+        if length > 0 && length <= PageLayout.overflowPayload {
+            return ValueBytes(pointer: try singleOverflowPage(pager, first, length: length), count: length, owned: nil)
         }
-        // A chain of several pages: every page has its header, so the value's bytes are never contiguous in the
-        // file. They are joined in one buffer (the only copy of a raw value; see docs/benchmarks.md, "Large values").
-        let stored = try readOverflowChain(pager, first: ref, length: storedLength)
-        if codec == .raw { return ValueBytes(pointer: stored, count: storedLength, owned: stored) }
-        defer { freeBytes(stored) }
-        return try decompress(pager, stored, storedLength, rawLength: rawLength, page: p)
+        let head = try pager.diskPage(first)
+        if PageType.raw(of: head) == PageType.extent.rawValue {
+            guard ExtentPage.storedLength(head) == length else {
+                throw .corrupted(file: pager.file.path, page: first.diskPageNumber, reason: "extent does not match its \(length)-byte value")
+            }
+            return ValueBytes(pointer: ExtentPage.bytes(head), count: length, owned: nil)
+        }
+        let joined = try readOverflowChain(pager, first: first, length: length)
+        return ValueBytes(pointer: joined, count: length, owned: joined)
     }
 
     /// Decompresses an LZ4 value of the leaf at `page`. A raw length that no LZ4 block of `count` bytes can

@@ -167,6 +167,7 @@ extension ValueBox {
     }
 
     private func checkOverflow(_ first: UInt64, storedLength: Int, name: String, report: inout CheckReport, claim: (UInt64, String, inout CheckReport) -> Bool) {
+        if checkExtent(first, storedLength: storedLength, name: name, report: &report, claim: claim) { return }
         var page = first
         var total = 0
         while page != 0 {
@@ -182,6 +183,29 @@ extension ValueBox {
             page = overflow.next
         }
         if total != storedLength { report.problems.append("\(name): overflow chain at \(first.diskPageNumber) holds \(total) bytes, cell says \(storedLength)") }
+    }
+
+    /// Checks the value at `first` when it is an extent (`ExtentPage`): re-verifies it whole, claims every page of it
+    /// and compares its length with the cell's. Returns true when it did (or reported why it could not read the
+    /// head), false when the value is a chain for `checkOverflow` to walk (an encrypted file holds no extents, nor
+    /// does a value of one page).
+    private func checkExtent(_ first: UInt64, storedLength: Int, name: String, report: inout CheckReport,
+                             claim: (UInt64, String, inout CheckReport) -> Bool) -> Bool {
+        guard !pager.layout.isEncrypted, storedLength > PageLayout.overflowPayload, first.isPageNumber(below: pager.pageCount) else { return false }
+        let head: UnsafeRawPointer
+        do { head = try pager.verifiedDiskPage(first) } catch {
+            _ = claim(first, "\(name) overflow", &report)
+            report.problems.append("\(name): \(error)")
+            return true
+        }
+        guard PageType.raw(of: head) == PageType.extent.rawValue else { return false }
+        let pages = ExtentPage.pageCount(forStored: ExtentPage.storedLength(head))
+        for i in 0..<pages { guard claim(first + UInt64(i), "\(name) extent", &report) else { return true } }
+        report.pagesChecked += pages
+        if ExtentPage.storedLength(head) != storedLength {
+            report.problems.append("\(name): extent at \(first) holds \(ExtentPage.storedLength(head)) bytes, cell says \(storedLength)")
+        }
+        return true
     }
 
     private func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {

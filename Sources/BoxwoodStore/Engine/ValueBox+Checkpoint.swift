@@ -2,7 +2,7 @@
 /// flip the meta page, sync, then reset the WAL. The commit order, and why each step is safe if the
 /// process or the power dies right after it:
 ///
-/// 1. Write tree pages, overflow chains, a new catalog tree and a new freelist, only into pages that are
+/// 1. Write tree pages, overflow chains and extents, a new catalog tree and a new freelist, only into pages that are
 ///    free in the current durable meta or beyond its page count. (Crash: the old meta is untouched and the
 ///    WAL still holds every commit.)
 /// 2. fsync the data file (not in `.off`). The new pages, and the file's new size, are durable before any
@@ -262,6 +262,7 @@ final class CheckpointWriter: CheckpointPageSink {
     private let allocator: PageAllocator
     /// The generation of the meta this checkpoint will write.
     private let generation: UInt64
+    private let extents = ExtentWriter()
 
     init(pager: Pager, file: StorageFile, allocator: PageAllocator, generation: UInt64) {
         self.pager = pager
@@ -313,9 +314,18 @@ final class CheckpointWriter: CheckpointPageSink {
         return reference
     }
 
-    /// Writes a dirty blob as a chain of overflow pages; returns the first page's disk reference.
+    /// Writes a dirty blob as an extent (more than a page, a plain file: `ExtentPage.holds`) or as a chain of
+    /// overflow pages; returns the first page's disk reference.
     private func writeOverflow(_ ref: UInt64) throws(BoxwoodError) -> UInt64 {
         let blob = pager.blob(ref)
+        if ExtentPage.holds(blob.count, layout: pager.layout) {
+            let pages = ExtentPage.pageCount(forStored: blob.count)
+            let head = allocator.allocateRun(pages)
+            try output.writeExtent(blob.memory, count: blob.count, head: head, large: extents)
+            pager.didWriteExtent(head, pages: pages)
+            pager.releaseBlobAfterFlush(ref)
+            return head   // a plain file's disk reference is the page number
+        }
         let numbers = try OverflowPage.writeChain(blob.memory, count: blob.count, allocate: allocate) { (page, number) throws(BoxwoodError) in
             try write(page, as: number)
         }

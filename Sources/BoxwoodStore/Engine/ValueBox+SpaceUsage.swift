@@ -87,6 +87,11 @@ extension ValueBox {
                 }
             }, overflow: { (first) throws(BoxwoodError) in
                 guard !first.isDirtyRef else { return }
+                let head = try pager.diskPage(first)
+                if PageType.raw(of: head) == PageType.extent.rawValue {
+                    usage.overflowPages += ExtentPage.pageCount(forStored: ExtentPage.storedLength(head))
+                    return
+                }
                 var page = first
                 while page != 0 {
                     guard let overflow = OverflowPage(try pager.diskPage(page)) else {

@@ -4,7 +4,7 @@
 ///
 ///     offset size field
 ///     32     8    magic            "BOXWOOD\0"
-///     40     4    formatVersion    1
+///     40     4    formatVersion    2 (1: written before extents; read the same way, and holds none)
 ///     44     4    pageSize         4096
 ///     48     8    generation       checkpoint counter (1, 2, …)
 ///     56     8    pageCount        pages in the file that this meta accounts for
@@ -22,7 +22,11 @@ struct MetaPage: Equatable {
     static let flagScrubPending: UInt64 = 1
 
     static let magic: [UInt8] = Array("BOXWOOD\0".utf8)
-    static let formatVersion: UInt32 = 1
+    /// The version this build writes: 2, whose files may hold extents (`ExtentPage`); a build that reads only
+    /// version 1 refuses them instead of misreading an extent as a damaged page.
+    static let formatVersion: UInt32 = 2
+    /// The oldest version this build reads: 1 (the same layout without extents).
+    static let oldestReadableVersion: UInt32 = 1
 
     // Format limits. A meta page whose fields exceed them is damaged (or forged), however good its checksum:
     // `decode` rejects it, and `problem` keeps a checkpoint from ever writing one. They leave every later
@@ -90,7 +94,7 @@ struct MetaPage: Equatable {
             return .foreign
         }
         let version = load32(page, 40)
-        if version != formatVersion {
+        if version < oldestReadableVersion || version > formatVersion {
             // Check the checksum first: a torn page is "damaged", not "newer".
             if pageChecksum(page, pageNumber: slot) == load64(page, 0) { return .unsupportedVersion(version) }
             return .damaged("bad checksum")

@@ -6,6 +6,8 @@ final class PageAllocator {
     private(set) var remainingReusable: [UInt64]
     /// The first page number past everything allocated so far.
     private(set) var nextPage: UInt64
+    /// The shortest run `allocateRun` found no reusable pages for (`Int.max`: none yet).
+    private var noRunOf = Int.max
 
     init(reusable: [UInt64] = [], firstNewPage: UInt64) {
         remainingReusable = reusable
@@ -17,6 +19,28 @@ final class PageAllocator {
         if let page = remainingReusable.popLast() { return page }
         defer { nextPage += 1 }
         return nextPage
+    }
+
+    /// `count` consecutive pages (an extent, `ExtentPage`); returns the first. The lowest run of `count` consecutive
+    /// reusable pages (first fit, from the smallest page numbers), else new pages past the end of the file.
+    func allocateRun(_ count: Int) -> UInt64 {
+        if count <= 1 { return allocate() }
+        // Reusable pages are only taken, never added: once no run of `count` exists, none of `count` or more will.
+        if count >= noRunOf { return allocateConsecutive(count) }
+        // `remainingReusable` is largest first: a run p, p+1, …, p+count-1 sits at indices i, i-1, …, i-count+1.
+        var i = remainingReusable.count - 1
+        while i >= count - 1 {
+            let first = remainingReusable[i]
+            var n = 1
+            while n < count && remainingReusable[i - n] == first + UInt64(n) { n += 1 }
+            if n == count {
+                remainingReusable.removeSubrange((i - count + 1)...i)
+                return first
+            }
+            i -= n
+        }
+        noRunOf = count
+        return allocateConsecutive(count)
     }
 
     /// `count` consecutive new pages; returns the first.

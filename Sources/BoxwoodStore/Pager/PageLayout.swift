@@ -10,7 +10,8 @@
 ///     12     2    cellStart   lowest byte offset used by cell data (branch/leaf)
 ///     14     2    fragmented  bytes of dead cell data below the used area (branch/leaf)
 ///     16     8    link        branch: leftmost child; overflow/freelist: next page (0 = end)
-///     24     8    aux         overflow: payload bytes in this page; freelist: entries in this page
+///     24     8    aux         overflow: payload bytes in this page; freelist: entries in this page;
+///                                extent head: the value's stored length (see `ExtentPage`)
 ///
 /// All integers in page headers, cells and meta pages are little-endian.
 @usableFromInline
@@ -48,6 +49,9 @@ enum PageType: UInt8 {
     case leaf = 3
     case overflow = 4
     case freelist = 5
+    /// The head of an extent (`ExtentPage`): a large value in consecutive pages of a plain file, written by
+    /// format version 2. (6 is the encryption header block's type, `EncryptionHeader`, never a page's.)
+    case extent = 7
 }
 
 /// A reference to a tree page: a page of the data file, or (top bit set) an in-memory dirty page that has not

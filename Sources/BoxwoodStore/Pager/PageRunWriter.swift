@@ -32,6 +32,19 @@ final class PageRunWriter {
         runCount += 1
     }
 
+    /// Room in the queued run for `count` consecutive pages from page `first` of a plain file, which the caller fills
+    /// whole and seals itself (an extent: `ExtentPage.build`); what is queued is flushed first when the pages do not
+    /// continue it or do not fit with it. nil when `count` pages are more than a run holds, or the file is
+    /// encrypted (every page sealed alone): the caller writes those itself.
+    func reserve(_ count: Int, from first: UInt64) throws(BoxwoodError) -> UnsafeMutableRawPointer? {
+        guard count <= runCapacity, !layout.isEncrypted else { return nil }
+        if runCount > 0 && (first != runStart + UInt64(runCount) || runCount + count > runCapacity) { try flush() }
+        if runCount == 0 { runStart = first }
+        let slot = run + runCount * layout.slotSize
+        runCount += count
+        return slot
+    }
+
     /// Writes everything still queued.
     func flush() throws(BoxwoodError) {
         if runCount == 0 { return }

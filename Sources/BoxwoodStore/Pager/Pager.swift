@@ -163,16 +163,34 @@ final class Pager {
             return try decryptPage(reference, map: map)
         }
         let pointer = map + Int(page) * pageSize
-        if !isVerified(page) {
-            if pageChecksum(pointer, pageNumber: page) != load64(pointer, 0) {
-                throw .checksumMismatch(file: file.path, page: page, offset: layout.offset(of: page))
-            }
-            if let reason = validatePage(pointer, pageCount) {
-                throw .corrupted(file: file.path, page: page, reason: reason)
-            }
-            markVerified(page)
-        }
+        if !isVerified(page) { try verifyPlainPage(pointer, page) }
         return pointer
+    }
+
+    /// Verifies the plain page `page` at `pointer` (its checksum, then its structure) and marks it verified. The head
+    /// of an extent (`ExtentPage`) is verified whole: its checksum covers every page of the extent, so the value's
+    /// bytes are checked before any read lends them, and only the head's bit is set. The type byte, not verified
+    /// yet, only chooses how many bytes the checksum covers: a damaged one cannot make a wrong page match, and the
+    /// run it claims is checked against the file before it is hashed.
+    @inline(never)
+    private func verifyPlainPage(_ pointer: UnsafeRawPointer, _ page: UInt64) throws(BoxwoodError) {
+        var checksum: UInt64
+        if PageType.raw(of: pointer) == PageType.extent.rawValue {
+            guard let pages = ExtentPage.claimedPages(pointer, head: page, pageCount: pageCount) else {
+                throw .corrupted(file: file.path, page: page, reason: "extent of \(load64(pointer, PageLayout.auxOffset)) stored bytes "
+                                 + "does not fit the file (\(pageCount) pages)")
+            }
+            checksum = ExtentPage.checksum(pointer, pages: pages, head: page)
+        } else {
+            checksum = pageChecksum(pointer, pageNumber: page)
+        }
+        if checksum != load64(pointer, 0) {
+            throw .checksumMismatch(file: file.path, page: page, offset: layout.offset(of: page))
+        }
+        if let reason = validatePage(pointer, pageCount) {
+            throw .corrupted(file: file.path, page: page, reason: reason)
+        }
+        markVerified(page)
     }
 
     /// Decrypts the page `reference` names in an encrypted file into a page of its own (see `decrypted`) and
@@ -189,7 +207,9 @@ final class Pager {
             decrypted.discard(memory)
             throw .checksumMismatch(file: file.path, page: page, offset: offset)
         }
-        if let reason = validatePage(memory, pageCount) {
+        // An extent's bytes run past its page, which an encrypted file seals alone: never written there (`ExtentPage`).
+        let extent = PageType.raw(of: memory) == PageType.extent.rawValue
+        if let reason = extent ? "an extent in an encrypted file" : validatePage(memory, pageCount) {
             decrypted.discard(memory)
             throw .corrupted(file: file.path, page: page, reason: reason)
         }
@@ -304,11 +324,18 @@ final class Pager {
     /// The dirty blob `ref` (tagged: one that exists, see `PageRef`).
     func blob(_ ref: UInt64) -> Blob { blobs[ref.dirtyIndex].unsafelyUnwrapped }
 
-    /// Drops an overflow value (a dirty blob, or a chain of checkpointed overflow pages).
+    /// Drops an overflow value (a dirty blob, a chain of checkpointed overflow pages, or an extent: all its pages).
     func freeOverflow(_ ref: UInt64) throws(BoxwoodError) {
         if ref.isDirtyRef {
             let index = ref.dirtyIndex
             if let b = blobs[index], b.txn == txn { releaseBlob(index) } else { retiredBlobs.append(index) }
+            return
+        }
+        let head = try diskPage(ref)
+        if PageType.raw(of: head) == PageType.extent.rawValue {
+            // Verified whole (`diskPage`): the run lies inside the file.
+            let first = ref.diskPageNumber
+            for i in 0..<ExtentPage.pageCount(forStored: ExtentPage.storedLength(head)) { try release(first + UInt64(i)) }
             return
         }
         var page = ref
@@ -425,6 +452,9 @@ final class Pager {
         for index in retiredFrozenPages { if let disk = forward[index] { released.append(disk.diskPageNumber) } }
         for index in retiredFrozenBlobs { if let disk = blobForward[index] { released.append(contentsOf: disk.pages) } }
         for page in written { if isEncrypted { decrypted.remove(page) } else { markVerified(page) } }
+        // A blob of several pages in a plain file was written as an extent (`ExtentPage.holds`), whose pages are not in
+        // `written`: its head is verified (written here), the others must never pass as verified pages.
+        if !isEncrypted { for (_, disk) in blobForward where disk.pages.count > 1 { didWriteExtent(disk.pages[0], pages: disk.pages.count) } }
         for index in dirtyPages.indices where dirtyPages[index] != nil && dirtyTxn[index] < frozenBefore { releaseDirty(index) }
         for index in blobs.indices { if let b = blobs[index], b.txn < frozenBefore { releaseBlob(index) } }
         retiredFrozenPages.removeAll()
@@ -453,6 +483,14 @@ final class Pager {
         freeDirtySlots.append(index)
         liveDirtyPages -= 1
         decrypted.insert(memory, as: reference)
+    }
+
+    /// Records that an extent of `pages` pages was just written from page `head` (a plain file): the head holds its
+    /// checksum over the whole extent, as written, so it is verified; the other pages may have been verified as
+    /// pages of another kind before, and must be checked as pages again if anything ever names one.
+    func didWriteExtent(_ head: UInt64, pages: Int) {
+        markVerified(head)
+        for i in 1..<max(pages, 1) { clearVerified(head + UInt64(i)) }
     }
 
     func releaseBlobAfterFlush(_ ref: UInt64) {

@@ -556,6 +556,11 @@ final class Salvager {
             switch read(page) {
             case let .damaged(reason): return (page, "overflow page \(page): \(reason)")
             case let .page(q):
+                if page == first, PageType.raw(of: q) == PageType.extent.rawValue {
+                    // An extent, verified whole by `read`: all its pages are the value's.
+                    for i in 1..<ExtentPage.pageCount(forStored: ExtentPage.storedLength(q)) { claimed.insert(page + UInt64(i)) }
+                    return nil
+                }
                 guard let overflow = OverflowPage(q) else { return (page, "page \(page) of an overflow chain is not an overflow page") }
                 page = overflow.next
             }
@@ -583,6 +588,8 @@ final class Salvager {
             case let .page(p):
                 let type = PageType.raw(of: p)
                 if type == PageType.branch.rawValue { orphans[n] = true } else if type == PageType.leaf.rawValue { orphans[n] = false }
+                // An extent no leaf reached: its other pages are not pages (they would read as damaged).
+                if type == PageType.extent.rawValue { n += UInt64(ExtentPage.pageCount(forStored: ExtentPage.storedLength(p)) - 1) }
             }
         }
         var hasParent = Set<UInt64>()
