@@ -119,9 +119,14 @@ final class BoxwoodEngineOf<Mode: BoxwoodBenchMode>: DatabaseEngine, CheckpointC
         do { return try box.withValue(self.table(table), key: self.key(key), body) } catch { throw .boxwood(error) }
     }
 
-    /// `DatabaseStatistics.checkpointGeneration`: checkpoints written since the database was created.
-    func checkpointGeneration() throws(BenchError) -> UInt64 {
-        do { return try box.statistics().checkpointGeneration } catch { throw .boxwood(error) }
+    /// `DatabaseStatistics.checkpointGeneration` (checkpoints written since the database was created) and
+    /// `checkpointWaits` / `checkpointWaitNanoseconds`.
+    func checkpointCounts() throws(BenchError) -> CheckpointCounts {
+        do {
+            let statistics = try box.statistics()
+            return CheckpointCounts(generation: statistics.checkpointGeneration, waits: statistics.checkpointWaits,
+                                    waitNanoseconds: statistics.checkpointWaitNanoseconds)
+        } catch { throw .boxwood(error) }
     }
 
     func compactAndClose() throws(BenchError) {

@@ -32,6 +32,10 @@ struct CheckpointCommits {
     var slowest: UInt64 = 0
     /// The slowest commit that ran none.
     var slowestWithout: UInt64 = 0
+    /// Commits that waited for the background checkpointer (paced by its progress, or at a cap), and their waits
+    /// in all (`DatabaseStatistics.checkpointWaits`).
+    var waits: UInt64 = 0
+    var waitNanoseconds: UInt64 = 0
 
     mutating func add(_ nanoseconds: UInt64, checkpoints: UInt64) {
         guard checkpoints > 0 else {
@@ -44,9 +48,17 @@ struct CheckpointCommits {
     }
 }
 
+/// What an engine that counts its checkpoints reports: checkpoints written since the database was created, and its
+/// commits' waits for a background checkpointer since it was opened.
+struct CheckpointCounts {
+    var generation: UInt64
+    var waits: UInt64
+    var waitNanoseconds: UInt64
+}
+
 /// An engine that reports how many checkpoints its database has written since it was created.
 protocol CheckpointCounting {
-    func checkpointGeneration() throws(BenchError) -> UInt64
+    func checkpointCounts() throws(BenchError) -> CheckpointCounts
 }
 
 extension Bench {
@@ -78,7 +90,7 @@ extension Bench {
         let engine = try E(directory: table.directory, durability: durability)
         // Boxwood's checkpoint generation, read between commits (untimed) to tell the commits that ran one.
         let counting = engine as? CheckpointCounting
-        var generation = try counting?.checkpointGeneration()
+        var counts = try counting?.checkpointCounts()
         var checkpoints = CheckpointCommits()
         var elapsed: UInt64 = 0
         var n = 0
@@ -94,10 +106,12 @@ extension Bench {
             let nanoseconds = monotonicNanoseconds() - start
             histogram.record(nanoseconds)
             elapsed += nanoseconds
-            if let counting, let before = generation {
-                let after = try counting.checkpointGeneration()
-                checkpoints.add(nanoseconds, checkpoints: after > before ? after - before : 0)
-                generation = after
+            if let counting, let before = counts {
+                let after = try counting.checkpointCounts()
+                checkpoints.add(nanoseconds, checkpoints: after.generation > before.generation ? after.generation - before.generation : 0)
+                checkpoints.waits += after.waits - before.waits
+                checkpoints.waitNanoseconds += after.waitNanoseconds - before.waitNanoseconds
+                counts = after
             }
         }
         try engine.close()

@@ -125,8 +125,9 @@ final class Report {
 
     private func checkpointText(_ checkpoints: CheckpointCommits) -> String {
         let without = "the slowest commit without one \(microseconds(checkpoints.slowestWithout)) µs"
-        guard checkpoints.count > 0 else { return "no commit ran a checkpoint; " + without }
-        return "commits that ran a checkpoint \(microseconds(checkpoints.fastest))–\(microseconds(checkpoints.slowest)) µs; " + without
+        let waits = "; \(grouped(Int(checkpoints.waits))) commits waited for the checkpointer, \(fixed(Double(checkpoints.waitNanoseconds) / 1e6, 1)) ms in all"
+        guard checkpoints.count > 0 else { return "no commit ran a checkpoint; " + without + waits }
+        return "commits that ran a checkpoint \(microseconds(checkpoints.fastest))–\(microseconds(checkpoints.slowest)) µs; " + without + waits
     }
 
     private func latencyRatio(_ boxwood: UInt64, _ other: UInt64) -> String {

@@ -160,4 +160,9 @@ public struct DatabaseStatistics: Sendable, Equatable {
     public let isEncrypted: Bool
     /// Bytes of the data file the last checkpoint accounts for (an encrypted file's header and page slots included).
     public let fileBytes: UInt64
+    /// Commits of this value box, since it was opened, that waited for its background checkpointer: paced by its
+    /// progress, or at a hard cap (``ValueBoxOptions/backgroundCheckpoints``).
+    public let checkpointWaits: UInt64
+    /// How long those commits waited in all, in nanoseconds.
+    public let checkpointWaitNanoseconds: UInt64
 }

@@ -26,8 +26,12 @@ import BoxwoodPlatform
 ///    free space becomes the new meta's, and the new meta is the state's base. Until then every read uses the
 ///    frozen pages in memory, so no read ever sees a page that is not written yet.
 ///
-/// Waiting happens only at a hard cap (dirty memory twice the budget: the commit joins the running checkpoint and
-/// starts the next; a WAL four times its threshold: it joins it and runs an inline one, which empties the log), in
+/// Commits are paced while it runs (`ValueBox.paceCommitsByCheckpoint`): once they have dirtied half the memory
+/// budget since the freeze, each waits until the checkpoint has done (by an estimate in time,
+/// `CheckpointProgress`) a share of its work in proportion to what they dirtied beyond that, so that the wait spreads
+/// over many commits instead of falling on the one that reaches a cap. Waiting for the whole checkpoint happens only at a hard cap (dirty memory twice the budget: the
+/// commit joins the running checkpoint and starts the next; a WAL four times its threshold: it joins it and runs an
+/// inline one, which empties the log), in
 /// `suspend`, `close`, an explicit `checkpoint`, compaction and rekey, and in a recovery, always by joining the thread (a sleep in the kernel). The thread
 /// exists only while a checkpoint is written. A failure is kept and becomes the value box's `failure` at the install,
 /// as a failed inline checkpoint does: the files are consistent (the old meta and the WAL, or the new meta, whose
@@ -44,6 +48,9 @@ final class BackgroundCheckpoint: @unchecked Sendable {
     private var thread: JoinableThread?
     private let writer: FrozenCheckpointWriter
     private let header: SharedHeader?
+
+    /// How far the checkpointer has written (commits pace themselves by it).
+    var progress: CheckpointProgress { writer.progress }
 
     /// The frozen version and the WAL's end at the freeze.
     let frozenVersion: UInt64
@@ -128,5 +135,7 @@ final class BackgroundCheckpoint: @unchecked Sendable {
             }
         }
         finished.store(true, ordering: .releasing)
+        // After `finished`: a commit woken by the end finds the checkpoint finished and installs it.
+        writer.progress.end()
     }
 }

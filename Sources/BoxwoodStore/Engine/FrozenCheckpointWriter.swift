@@ -65,11 +65,18 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
     /// again (see `ValueBox.pendingMeta`).
     private(set) var pendingMeta: MetaPage?
 
-    init(input: FrozenCheckpointInput, file: StorageFile, layout: DataFileLayout) {
+    /// What the writer reports as it goes (read by the commits it paces).
+    let progress: CheckpointProgress
+
+    /// `nanosecondsPerByte`: what the previous background checkpoint took, for the progress estimate.
+    init(input: FrozenCheckpointInput, file: StorageFile, layout: DataFileLayout, nanosecondsPerByte: Double?) {
         self.input = input
         self.file = file
         self.layout = layout
         output = PageRunWriter(file: file, layout: layout)
+        progress = CheckpointProgress(expectedBytes: Self.expectedBytes(of: input, slotSize: layout.slotSize),
+                                      nanosecondsPerByte: nanosecondsPerByte)
+        output.onWrite = { [progress] bytes in progress.noteWritten(bytes) }
         allocator = PageAllocator(reusable: input.reusable, firstNewPage: input.durableMeta.pageCount)
         generation = input.durableMeta.generation + 1
         hasBlobs = input.blobs.contains { $0 != nil }
@@ -135,6 +142,13 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
         pendingMeta = nil
         return FrozenCheckpointOutcome(meta: meta, roots: roots, catalogPages: catalogPages, free: free, freelistPages: freelistPages,
                                        forward: forward, blobForward: blobForward, written: written)
+    }
+
+    /// The bytes the frozen pages and values take on disk: one slot per page, and a value's overflow pages.
+    private static func expectedBytes(of input: FrozenCheckpointInput, slotSize: Int) -> UInt64 {
+        var slots = input.pages.reduce(0) { $1 == nil ? $0 : $0 + 1 }
+        for case let blob? in input.blobs { slots += (blob.count + PageLayout.overflowPayload - 1) / PageLayout.overflowPayload }
+        return UInt64(slots) * UInt64(slotSize)
     }
 
     /// Writes the frozen pages of a tree (children first) and returns its root's disk reference.

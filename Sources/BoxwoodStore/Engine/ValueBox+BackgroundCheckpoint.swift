@@ -5,6 +5,9 @@ extension ValueBox {
     /// WAL at four times `checkpointWALBytes` (then it checkpoints inline: only that empties the log).
     static let dirtyMemoryCap = 2
     static let walCap: UInt64 = 4
+    /// The share of `checkpointMemoryBytes` commits may dirty after a freeze before they are paced by the
+    /// checkpointer's progress (see ``paceCommitsByCheckpoint()``).
+    static let pacingHeadStart = 0.5
 
     /// True while an automatic checkpoint is written in the background (see ``ValueBoxOptions/backgroundCheckpoints``),
     /// or has ended and is not taken over yet (the next call does that).
@@ -23,6 +26,8 @@ extension ValueBox {
     func checkpointAfterCommit(_ log: WriteAheadLog) {
         settleBackgroundCheckpoint()
         if failure != nil { return }
+        paceCommitsByCheckpoint()
+        if failure != nil { return }
         let walSinceCheckpoint = log.size - min(log.size, walCheckpointedEnd)
         let crossed = walSinceCheckpoint >= options.checkpointWALBytes || dirtyBytesSinceFreeze >= options.checkpointMemoryBytes
         // Saturating: a threshold near the type's limit (checkpoints effectively off) must not overflow.
@@ -35,7 +40,9 @@ extension ValueBox {
             // wait for it, then freeze what was committed meanwhile for the next one. Only an inline checkpoint
             // empties the WAL.
             guard walOverCap || memoryOverCap else { return }
+            let start = ContinuousClock.now
             waitForBackgroundCheckpoint()
+            noteCheckpointWait(since: start)
             if failure != nil { return }
             if !walOverCap, canCheckpointInBackground {
                 startBackgroundCheckpoint(log)
@@ -53,6 +60,34 @@ extension ValueBox {
         } catch {
             lastCheckpointError = error
         }
+    }
+
+    /// Paces this commit by the running background checkpoint, so that the writer does not outrun the checkpointer
+    /// and then wait for all of it at the cap. Commits may dirty ``pacingHeadStart`` of the memory budget after the
+    /// freeze freely; beyond that, a commit returns only once the checkpoint has done (by `CheckpointProgress`'s
+    /// estimate) the same share of its work as the commits have dirtied of the rest of the budget (dirtied 3/4 of
+    /// the budget: half done). At the budget that is all of it, which is where the cap (twice the budget, frozen
+    /// pages included) would have made the commit wait for the whole checkpoint. The wait sleeps in the kernel until
+    /// the estimate's time or the checkpoint's end, whichever comes first; a checkpoint that ended is installed.
+    private func paceCommitsByCheckpoint() {
+        guard let checkpoint = backgroundCheckpoint else { return }
+        let budget = Double(options.checkpointMemoryBytes)
+        let headStart = budget * ValueBox.pacingHeadStart
+        let dirtied = Double(dirtyBytesSinceFreeze)
+        guard dirtied > headStart else { return }
+        let share = min(1, (dirtied - headStart) / (budget - headStart))
+        guard !checkpoint.progress.hasDone(share) else { return }
+        let start = ContinuousClock.now
+        checkpoint.progress.wait(untilDone: share)
+        noteCheckpointWait(since: start)
+        settleBackgroundCheckpoint()
+    }
+
+    /// Counts a commit's wait for the checkpointer (``DatabaseStatistics/checkpointWaits``).
+    private func noteCheckpointWait(since start: ContinuousClock.Instant) {
+        let waited = start.duration(to: .now).components
+        checkpointWaits += 1
+        checkpointWaitNanoseconds += UInt64(max(0, waited.seconds)) * 1_000_000_000 + UInt64(max(0, waited.attoseconds / 1_000_000_000))
     }
 
     /// A background checkpoint may start: asked for, files that two threads may use at once (the simulated disks of
@@ -82,7 +117,8 @@ extension ValueBox {
             durableMeta: meta, walSalt: log.salt, reusable: reuse ? freeSpace.free : [], durableFree: freeSpace.free,
             alsoFree: freeSpace.frozenReleased + freeSpace.catalogPages + freeSpace.freelistPages,
             sync: options.durability != .off)
-        let writer = FrozenCheckpointWriter(input: input, file: dataFile, layout: pager.layout)
+        let writer = FrozenCheckpointWriter(input: input, file: dataFile, layout: pager.layout,
+                                            nanosecondsPerByte: checkpointNanosecondsPerByte)
         let published = SharedHeader.Published(generation: meta.generation, walSalt: log.salt, version: state.version,
                                                walEnd: log.endOffset, masterClientId: state.masterClientId)
         let checkpoint = BackgroundCheckpoint(writer: writer, header: header, published: published,
@@ -121,6 +157,7 @@ extension ValueBox {
         checkpoint.join()
         backgroundCheckpoint = nil
         if !checkpoint.releasedLock { holdsWriterLock = header != nil }
+        checkpointNanosecondsPerByte = checkpoint.progress.nanosecondsPerByte
         guard let outcome = checkpoint.outcome else {
             let error = checkpoint.error ?? .closed
             pendingMeta = checkpoint.pendingMeta

@@ -224,7 +224,8 @@ extension ValueBox {
             formatVersion: MetaPage.formatVersion, pageSize: PageLayout.pageSize, pagesTotal: pager.pageCount,
             pagesFree: UInt64(pager.freeSpace.freeOrReleasedCount), walBytes: wal?.size ?? 0,
             transactionStateVersion: state.version, checkpointGeneration: meta.generation, tables: try tableStatistics(),
-            isEncrypted: pager.layout.isEncrypted, fileBytes: pager.layout.fileSize(pageCount: pager.pageCount))
+            isEncrypted: pager.layout.isEncrypted, fileBytes: pager.layout.fileSize(pageCount: pager.pageCount),
+            checkpointWaits: checkpointWaits, checkpointWaitNanoseconds: checkpointWaitNanoseconds)
     }
 
     /// Per-table figures, by ascending id.

@@ -63,6 +63,11 @@ public final class ValueBox {
     var pendingMeta: MetaPage?
     /// The checkpoint being written in the background, until it is installed (see `BackgroundCheckpoint`).
     var backgroundCheckpoint: BackgroundCheckpoint?
+    /// Commits that waited for the background checkpointer (paced or at a cap), and how long they waited in all.
+    var checkpointWaits: UInt64 = 0
+    var checkpointWaitNanoseconds: UInt64 = 0
+    /// What the last background checkpoint took per byte it wrote (the next one's progress estimate).
+    var checkpointNanosecondsPerByte: Double?
     /// The WAL's end when the last background checkpoint froze its state: the records before it are (or are being)
     /// checkpointed, so the WAL threshold counts from here. Reset with the log.
     var walCheckpointedEnd: UInt64 = 0

@@ -11,6 +11,8 @@ final class PageRunWriter {
     private var runCount = 0
     /// Bytes handed to the file so far.
     private(set) var bytesWritten: UInt64 = 0
+    /// Called after each write reaches the file, with ``bytesWritten`` (a background checkpoint's progress).
+    var onWrite: ((UInt64) -> Void)?
 
     init(file: StorageFile, layout: DataFileLayout) {
         self.file = file
@@ -51,5 +53,6 @@ final class PageRunWriter {
         try file.write(run, count: runCount * layout.slotSize, offset: layout.offset(of: runStart))
         bytesWritten += UInt64(runCount * layout.slotSize)
         runCount = 0
+        onWrite?(bytesWritten)
     }
 }
