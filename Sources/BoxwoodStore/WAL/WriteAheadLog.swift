@@ -163,27 +163,26 @@ final class WriteAheadLog {
         if markerSize > 0 {
             try WALRecordHeader.seal(p + record.count + trailer, payloadLength: 0, operations: 0, sequence: sequence &+ 1,
                                      offset: recordEnd, salt: salt, cipher: cipher)
-            try extendWithZeros(toHold: recordEnd + UInt64(markerSize))
         }
         try file.write(p, count: record.count + trailer + markerSize, offset: endOffset)
+        if markerSize > 0 { try extendWithZeros(after: recordEnd + UInt64(markerSize)) }
         if sync { try file.dataSync() } else { chainIsDurable = false }
         endOffset = recordEnd
     }
 
-    /// Makes the file at least `end` bytes long by writing zeros past its end, a ``preallocationChunk`` beyond `end`,
-    /// so that the appends after this one overwrite bytes the file has. Zeros go only past the file's current end:
-    /// never over a record.
-    private func extendWithZeros(toHold end: UInt64) throws(BoxwoodError) {
+    /// After an append that ends at `end`: when that passed the file's end (the append extended the file), writes a
+    /// ``preallocationChunk`` of zeros after it, so that the next appends overwrite bytes the file has. Zeros go only
+    /// past the file's end: never over a record.
+    private func extendWithZeros(after end: UInt64) throws(BoxwoodError) {
         guard end > knownFileSize else { return }
         knownFileSize = try file.size()
-        guard end > knownFileSize else { return }
-        let target = end + WriteAheadLog.preallocationChunk
-        let count = Int(target - knownFileSize)
+        guard end >= knownFileSize else { return }
+        let count = Int(WriteAheadLog.preallocationChunk)
         let zeros = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0, count: count)
-        try file.write(zeros, count: count, offset: knownFileSize)
-        knownFileSize = target
+        try file.write(zeros, count: count, offset: end)
+        knownFileSize = end + UInt64(count)
     }
 
     /// Cuts the log back to `offset` (the end of the last record that is known to have committed) and makes
