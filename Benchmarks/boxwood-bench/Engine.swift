@@ -76,7 +76,7 @@ extension DatabaseEngine {
 
 /// How each engine's durability is set for each Boxwood durability, as printed in the output header.
 let durabilityMapping = [
-    "boxwood full/normal/off = ValueBoxOptions(durability:); commit syncs the WAL in full (fsync on Linux, F_FULLFSYNC on Darwin), checkpoints (8 MiB WAL or 64 MiB dirty memory, and close) sync in normal",
+    "boxwood full/normal/off = ValueBoxOptions(durability:); commit syncs the WAL in full (fdatasync on Linux, F_FULLFSYNC on Darwin), checkpoints (8 MiB WAL or 64 MiB dirty memory, and close) sync in normal",
     "sqlite  full/normal/off = PRAGMA synchronous=FULL/NORMAL/OFF with journal_mode=WAL (Postbox: NORMAL)",
     "lmdb    full = default flags (each commit syncs data and meta pages); normal = MDB_NOSYNC plus mdb_env_sync(force) once 8 MiB of keys and values were committed since the last sync, and at close (Boxwood's checkpoint cadence; unlike Boxwood, LMDB keeps its integrity on a power cut only if the file system preserves write order); off = MDB_NOSYNC",
     "mmap    full = write + fdatasync per commit (append log); normal = write per commit, fdatasync at close; off = never synced",

@@ -16,6 +16,11 @@ public enum SyncLevel: Sendable {
     /// file system refuses it, as SQLite and LMDB do); `fsync` on Linux, where `fsync` already flushes the drive
     /// cache.
     case full
+    /// The data written (and the size when it is needed to read the data back) through the drive's own cache:
+    /// `F_FULLFSYNC` on Darwin, which has no data-only variant (falling back to `fsync` as `full` does);
+    /// `fdatasync` on Linux, which flushes the drive cache as `fsync` does but skips metadata such as the
+    /// modification time, so that an overwrite in place commits nothing to the file system's journal.
+    case fullData
 }
 
 /// Positioned I/O, sizes, syncs and mappings on a descriptor that an ``OwnedDescriptor`` keeps open. Every call
@@ -72,6 +77,13 @@ extension FileDescriptor {
             if fcntl(rawValue, F_FULLFSYNC) == 0 { return }
             #endif
             try retryingInterrupts { fsync(rawValue) }
+        case .fullData:
+            #if os(Linux)
+            try retryingInterrupts { fdatasync(rawValue) }
+            #else
+            if fcntl(rawValue, F_FULLFSYNC) == 0 { return }
+            try retryingInterrupts { fsync(rawValue) }
+            #endif
         }
     }
 

@@ -31,7 +31,7 @@ public final class PosixFile: StorageFile {
     }
 
     public func dataSync() throws(BoxwoodError) {
-        do { try descriptor.synchronize(flushesDriveCache ? .full : .data) } catch { throw .io(operation: "fdatasync", path: path, errno: error.rawValue) }
+        do { try descriptor.synchronize(flushesDriveCache ? .fullData : .data) } catch { throw .io(operation: "fdatasync", path: path, errno: error.rawValue) }
     }
 
     public func size() throws(BoxwoodError) -> UInt64 {
