@@ -29,9 +29,9 @@ import BoxwoodPlatform
 /// Commits are paced while it runs (`ValueBox.paceCommitsByCheckpoint`): once they have dirtied half the memory
 /// budget since the freeze, each waits until the checkpoint has done (by an estimate in time,
 /// `CheckpointProgress`) a share of its work in proportion to what they dirtied beyond that, so that the wait spreads
-/// over many commits instead of falling on the one that reaches a cap. Waiting for the whole checkpoint happens only at a hard cap (dirty memory twice the budget: the
-/// commit joins the running checkpoint and starts the next; a WAL four times its threshold: it joins it and runs an
-/// inline one, which empties the log), in
+/// over many commits instead of falling on the one that reaches a cap. Waiting for the whole checkpoint happens only
+/// at a hard cap (dirty memory twice the budget: the commit joins the running checkpoint and starts the next; a WAL
+/// four times its threshold: it joins it and runs an inline one, which empties the log), in
 /// `suspend`, `close`, an explicit `checkpoint`, compaction and rekey, and in a recovery, always by joining the thread (a sleep in the kernel). The thread
 /// exists only while a checkpoint is written. A failure is kept and becomes the value box's `failure` at the install,
 /// as a failed inline checkpoint does: the files are consistent (the old meta and the WAL, or the new meta, whose
