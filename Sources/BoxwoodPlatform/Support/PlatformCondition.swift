@@ -16,8 +16,11 @@ public final class PlatformCondition: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        // With default attributes (nil) neither call fails on glibc; Darwin's fail only for an invalid attribute
-        // object (EINVAL), of which none is passed. So a failure is a broken platform, not an error to throw.
+        // Invariant that rules a failure out (so these are preconditions, not thrown errors): nothing from a file or
+        // a server reaches these calls. glibc's pthread_mutex_init and pthread_cond_init always return 0 (for the
+        // condition, with default attributes or, on Linux, an attribute object initialized here whose clock is
+        // CLOCK_MONOTONIC, a clock pthread_condattr_setclock accepts); Darwin's fail only for an invalid attribute
+        // object (EINVAL), and none is passed there. A failure would be a broken platform, as in `PlatformLock`.
         let mutexStatus = pthread_mutex_init(mutex, nil)
         precondition(mutexStatus == 0, "pthread_mutex_init with default attributes failed with \(mutexStatus)")
         #if os(Linux)
