@@ -176,10 +176,12 @@ import Testing
             try box.begin()
             for (i, c) in cases.enumerated() { try box.set(table, key: ikey(Int64(i)), value: MemoryBuffer(c.1)) }
             try box.commit()
-            // Before the checkpoint, every raw value is lent from memory of its commit: never from the mapping.
+            // Before the checkpoint, a value written once (an extent the compression settings leave raw: the default
+            // policy) is lent from the mapping already; every other raw value from memory of its commit.
             for (i, c) in cases.enumerated() {
                 let seen = try box.withValue(table, key: ikey(Int64(i))) { bytes in (Array(bytes), Self.isInMapping(box, bytes)) }
-                #expect(seen?.0 == c.1 && seen?.1 == false, "\(c.0), limit \(String(describing: limit)): before the checkpoint")
+                let writtenOnce = limit == nil && c.1.count > PageLayout.overflowPayload
+                #expect(seen?.0 == c.1 && seen?.1 == writtenOnce, "\(c.0), limit \(String(describing: limit)): before the checkpoint")
             }
             try box.checkpoint()
             for (i, c) in cases.enumerated() {

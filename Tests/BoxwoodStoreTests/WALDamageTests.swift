@@ -150,18 +150,27 @@ import Testing
         let box = try ValueBox(path: path, options: options())
         box.wal!.payloadLimit = 4096   // the real limit is 4 GiB; the check is the same
         try box.begin()
-        try box.set(table, key: ValueBoxKey(int64: 1), value: MemoryBuffer([UInt8](repeating: 7, count: 5000)))
+        // Values the record carries (a larger one would be written once, the record naming it in a few bytes):
+        // 1,000 bytes each, incompressible, 5,000 in all.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for k in 1...5 {
+            let bytes = (0..<1000).map { _ -> UInt8 in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+            try box.set(table, key: ValueBoxKey(int64: Int64(k)), value: MemoryBuffer(bytes))
+        }
         let error = expectError("transactionTooLarge") { try box.commit() }
         if case let .transactionTooLarge(bytes, limit)? = error { #expect(bytes > 5000 && limit == 4096) }
         #expect(try box.count(table) == 0)
         try box.begin()
-        try box.set(table, key: ValueBoxKey(int64: 2), value: MemoryBuffer([1, 2, 3]))
+        try box.set(table, key: ValueBoxKey(int64: 7), value: MemoryBuffer([1, 2, 3]))
         try box.commit()
         try box.close()
         let reopened = try ValueBox(path: path, options: options())
         #expect(reopened.transactionStateVersion == 1)
         #expect(try reopened.count(table) == 1)
-        #expect(try reopened.get(table, key: ValueBoxKey(int64: 2))?.length == 3)
+        #expect(try reopened.get(table, key: ValueBoxKey(int64: 7))?.length == 3)
         try reopened.close()
     }
 }

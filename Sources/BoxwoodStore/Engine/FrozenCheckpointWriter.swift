@@ -11,6 +11,9 @@ struct FrozenCheckpointInput {
     var blobs: [Pager.Blob?]
     /// The meta the frozen state is built on (the durable one).
     var durableMeta: MetaPage
+    /// The first page past everything the frozen state uses: the durable meta's page count, or more when values
+    /// written once appended extents past it (`Pager.pageCount`).
+    var firstNewPage: UInt64
     /// The salt of the WAL as it is: the new meta keeps it, so the log stays valid with the commits made after the
     /// freeze (recovery skips the records up to `version`).
     var walSalt: UInt64
@@ -67,6 +70,9 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
 
     /// What the writer reports as it goes (read by the commits it paces).
     let progress: CheckpointProgress
+    /// The page number no page of this checkpoint reaches (`pageBound`): values written once while it runs go past it
+    /// (`ValueBox.backgroundCheckpointReserve`).
+    let fence: UInt64
 
     /// `nanosecondsPerByte`: what the previous background checkpoint took, for the progress estimate.
     init(input: FrozenCheckpointInput, file: StorageFile, layout: DataFileLayout, nanosecondsPerByte: Double?) {
@@ -77,7 +83,8 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
         progress = CheckpointProgress(expectedBytes: Self.expectedBytes(of: input, slotSize: layout.slotSize),
                                       nanosecondsPerByte: nanosecondsPerByte)
         output.onWrite = { [progress] bytes in progress.noteWritten(bytes) }
-        allocator = PageAllocator(reusable: input.reusable, firstNewPage: input.durableMeta.pageCount)
+        fence = input.firstNewPage + Self.pageBound(of: input)
+        allocator = PageAllocator(reusable: input.reusable, firstNewPage: input.firstNewPage, fence: fence)
         generation = input.durableMeta.generation + 1
         hasBlobs = input.blobs.contains { $0 != nil }
     }
@@ -142,6 +149,21 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
         pendingMeta = nil
         return FrozenCheckpointOutcome(meta: meta, roots: roots, catalogPages: catalogPages, free: free, freelistPages: freelistPages,
                                        forward: forward, blobForward: blobForward, written: written)
+    }
+
+    /// At most how many pages the checkpoint of `input` writes, so at most how far past `firstNewPage` it appends:
+    /// one page per frozen page (`flush` writes each reachable one once), each frozen value's extent or chain, the
+    /// catalog (built bottom-up: at most a leaf per table and no more branches than leaves, plus a root), and the
+    /// freelist (its entries are some of `durableFree` and `alsoFree`; `writeFreelist` takes a page per
+    /// `freelistEntriesPerPage` of them, plus one).
+    static func pageBound(of input: FrozenCheckpointInput) -> UInt64 {
+        var pages = input.pages.reduce(0) { $1 == nil ? $0 : $0 + 1 }
+        for case let blob? in input.blobs {
+            pages += max(ExtentPage.pageCount(forStored: blob.count), (blob.count + PageLayout.overflowPayload - 1) / PageLayout.overflowPayload)
+        }
+        pages += 2 * input.tables.count + 2
+        pages += (input.durableFree.count + input.alsoFree.count) / PageLayout.freelistEntriesPerPage + 2
+        return UInt64(pages)
     }
 
     /// The bytes the frozen pages and values take on disk: one slot per page, and a value's overflow pages.

@@ -66,11 +66,27 @@ enum LeafValue {
         }
         let (blobRef, blob) = pager.allocateBlob(count: storedLength)
         blob.copyMemory(from: stored, byteCount: storedLength)
-        buffer.storeBytes(of: LeafPage.flagOverflow | (codec.rawValue << codecShift), toByteOffset: 2, as: UInt8.self)
+        return storeOverflowReference(buffer, valueOffset: valueOffset, reference: blobRef, codec: codec.rawValue,
+                                      storedLength: UInt64(storedLength), rawLength: UInt64(valueLength))
+    }
+
+    /// Builds the leaf cell for `key` whose value lives at `reference` (a dirty blob, or the first page of an
+    /// overflow chain or extent) into `buffer`; returns the cell size.
+    static func makeOverflowCell(into buffer: UnsafeMutableRawPointer, key: UnsafeRawPointer, keyLength: Int, reference: UInt64,
+                                 codec: UInt8, storedLength: UInt64, rawLength: UInt64) -> Int {
+        store16(buffer, 0, keyLength)
+        if keyLength > 0 { (buffer + LeafPage.cellHeader).copyMemory(from: key, byteCount: keyLength) }
+        return storeOverflowReference(buffer, valueOffset: LeafPage.cellHeader + keyLength, reference: reference, codec: codec,
+                                      storedLength: storedLength, rawLength: rawLength)
+    }
+
+    private static func storeOverflowReference(_ buffer: UnsafeMutableRawPointer, valueOffset: Int, reference: UInt64, codec: UInt8,
+                                               storedLength: UInt64, rawLength: UInt64) -> Int {
+        buffer.storeBytes(of: LeafPage.flagOverflow | (codec << codecShift), toByteOffset: 2, as: UInt8.self)
         store32(buffer, 3, UInt32(LeafPage.overflowReferenceSize))
-        store64(buffer, valueOffset, blobRef)
-        store64(buffer, valueOffset + 8, UInt64(storedLength))
-        store64(buffer, valueOffset + 16, UInt64(valueLength))
+        store64(buffer, valueOffset, reference)
+        store64(buffer, valueOffset + 8, storedLength)
+        store64(buffer, valueOffset + 16, rawLength)
         return valueOffset + LeafPage.overflowReferenceSize
     }
 

@@ -29,7 +29,10 @@ extension ValueBox {
         paceCommitsByCheckpoint()
         if failure != nil { return }
         let walSinceCheckpoint = log.size - min(log.size, walCheckpointedEnd)
-        let crossed = walSinceCheckpoint >= options.checkpointWALBytes || dirtyBytesSinceFreeze >= options.checkpointMemoryBytes
+        // Values written once: the extents they released count whole (their pages are reusable only after a
+        // checkpoint), the extents they wrote an eighth (a recovery after a restart reads each whole).
+        let valueBytes = valueBytesWrittenOnce / 8 &+ UInt64(pager.releasedExtentPages * PageLayout.pageSize)
+        let crossed = walSinceCheckpoint &+ valueBytes >= options.checkpointWALBytes || dirtyBytesSinceFreeze >= options.checkpointMemoryBytes
         // Saturating: a threshold near the type's limit (checkpoints effectively off) must not overflow.
         let walCap = options.checkpointWALBytes.multipliedReportingOverflow(by: ValueBox.walCap)
         let memoryCap = options.checkpointMemoryBytes.multipliedReportingOverflow(by: ValueBox.dirtyMemoryCap)
@@ -114,17 +117,20 @@ extension ValueBox {
         let input = FrozenCheckpointInput(
             tables: state.tables.sorted { $0.key < $1.key }.map { (id: $0.key, table: $0.value) },
             version: state.version, masterClientId: state.masterClientId, pages: pages, blobs: blobs,
-            durableMeta: meta, walSalt: log.salt, reusable: reuse ? freeSpace.free : [], durableFree: freeSpace.free,
+            durableMeta: meta, firstNewPage: pager.pageCount, walSalt: log.salt, reusable: reuse ? freeSpace.free : [], durableFree: freeSpace.free,
             alsoFree: freeSpace.frozenReleased + freeSpace.catalogPages + freeSpace.freelistPages,
             sync: options.durability != .off)
         let writer = FrozenCheckpointWriter(input: input, file: dataFile, layout: pager.layout,
                                             nanosecondsPerByte: checkpointNanosecondsPerByte)
+        backgroundCheckpointReserve = pager.pageCount..<writer.fence
         let published = SharedHeader.Published(generation: meta.generation, walSalt: log.salt, version: state.version,
                                                walEnd: log.endOffset, masterClientId: state.masterClientId)
         let checkpoint = BackgroundCheckpoint(writer: writer, header: header, published: published,
                                               frozenVersion: state.version, walEndAtFreeze: log.endOffset)
         backgroundCheckpoint = checkpoint
         walCheckpointedEnd = log.endOffset
+        valueBytesWrittenOnce = 0
+        pager.releasedExtentPages = 0
         checkpoint.start()
     }
 
@@ -148,6 +154,7 @@ extension ValueBox {
         guard let checkpoint = backgroundCheckpoint else { return }
         checkpoint.join()
         backgroundCheckpoint = nil
+        backgroundCheckpointReserve = 0..<0
         if !checkpoint.releasedLock { holdsWriterLock = header != nil }
     }
 
@@ -156,6 +163,7 @@ extension ValueBox {
     private func installBackgroundCheckpoint(_ checkpoint: BackgroundCheckpoint) {
         checkpoint.join()
         backgroundCheckpoint = nil
+        backgroundCheckpointReserve = 0..<0
         if !checkpoint.releasedLock { holdsWriterLock = header != nil }
         checkpointNanosecondsPerByte = checkpoint.progress.nanosecondsPerByte
         guard let outcome = checkpoint.outcome else {
@@ -166,9 +174,11 @@ extension ValueBox {
             return
         }
         meta = outcome.meta
-        pager.pageCount = outcome.meta.pageCount
+        // Values written once while it ran lie past the fence, beyond the new meta's pages.
+        let pagesInUse = max(pager.pageCount, outcome.meta.pageCount)
+        pager.pageCount = pagesInUse
         do {
-            try pager.ensureMapped(pages: outcome.meta.pageCount)
+            try pager.ensureMapped(pages: pagesInUse)
         } catch {
             // The files are consistent (the new meta is durable); the recovery maps them again.
             lastCheckpointError = error
@@ -181,7 +191,8 @@ extension ValueBox {
         }
         let released = pager.installFrozen(forward: outcome.forward, blobForward: outcome.blobForward, written: outcome.written)
         pager.freeSpace.installAfterBackgroundCheckpoint(free: outcome.free, freelistPages: outcome.freelistPages,
-                                                         catalogPages: outcome.catalogPages, alsoReleased: released)
+                                                         catalogPages: outcome.catalogPages, alsoReleased: released,
+                                                         metaPageCount: outcome.meta.pageCount, pageCount: pagesInUse)
         lastCheckpointError = nil
         if holdsWriterLock {
             publishState()

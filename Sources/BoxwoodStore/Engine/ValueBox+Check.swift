@@ -80,6 +80,8 @@ extension ValueBox {
         for page in freeSpace.free { _ = claim(page, "free list entry", &report) }
         for page in freeSpace.released { _ = claim(page, "page freed since the last checkpoint", &report) }
         for page in freeSpace.frozenReleased { _ = claim(page, "page freed before the running background checkpoint", &report) }
+        // Pages the running background checkpoint may be writing, below values written once past them meanwhile.
+        for page in backgroundCheckpointReserve where page < pager.pageCount && owner[page] == nil { owner[page] = "background checkpoint" }
         if UInt64(owner.count) < pager.pageCount {
             let missing = (0..<pager.pageCount).filter { owner[$0] == nil }
             report.problems.append("\(missing.count) page(s) are neither used nor free (leaked), first: \(missing.prefix(8).map(String.init).joined(separator: ", "))")

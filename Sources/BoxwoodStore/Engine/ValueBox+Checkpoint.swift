@@ -100,7 +100,10 @@ extension ValueBox {
                 state.tables[id] = table
             }
         }
-        let allocator = PageAllocator(reusable: reuse ? freeSpace.free : [], firstNewPage: meta.pageCount)
+        // New pages start past the page count, which covers the extents of values written once since the meta.
+        let allocator = PageAllocator(reusable: reuse ? freeSpace.free : [], firstNewPage: pager.pageCount)
+        valueBytesWrittenOnce = 0
+        pager.releasedExtentPages = 0
         let writer = CheckpointWriter(pager: pager, file: dataFile, allocator: allocator, generation: meta.generation + 1)
 
         // 1a. Table trees.
@@ -139,7 +142,10 @@ extension ValueBox {
 
         // 2. New pages durable before the meta points at them.
         let sync = options.durability != .off
-        if sync { try dataFile.sync() }
+        if sync {
+            try dataFile.sync()
+            dataFileHasUnsyncedValues = false
+        }
 
         // 3-4. Flip the meta. `meta.generation < MetaPage.generationLimit` (checked when it was read or
         // written), so `+ 1` cannot overflow; `writeMeta` refuses a result beyond the limit.

@@ -358,8 +358,10 @@ extension ValueBox {
         // Read under the writer lock (or with no header at all): no writer can be changing it.
         let sameBoot = BootDigest.current != 0 && self.header?.hasValidIdentity == true
             && self.header?.intactLogBoot == BootDigest.current
-        let outcome = try log.replay(salt: meta.walSalt, version: logVersion, afterSequence: meta.lastSequence,
-                                     sameBoot: sameBoot) { (sequence, count, payload) throws(BoxwoodError) in
+        let outcome = try log.replay(salt: meta.walSalt, version: logVersion, afterSequence: meta.lastSequence, sameBoot: sameBoot,
+                                     admit: { (sequence, payload, synced) throws(BoxwoodError) -> Bool in
+            try admitsRecoveredRecord(sequence: sequence, payload: payload, synced: synced, sameBoot: sameBoot)
+        }) { (sequence, count, payload) throws(BoxwoodError) in
             try replayRecoveredRecord(sequence: sequence, operationCount: count, payload: payload, file: log.file.path)
         }
         finishRecoveryReplay()

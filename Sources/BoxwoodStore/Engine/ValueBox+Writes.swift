@@ -182,6 +182,11 @@ extension ValueBox {
     /// to the transaction's WAL record (so a commit replays to exactly this state). The caller validated it.
     @inline(__always)
     func perform(_ operation: WALOperation) throws(BoxwoodError) {
+        // A large value goes straight into the data file (ValueBox+WrittenOnceValues.swift), unless that write fails.
+        if case let .set(table, keyType, key, value) = operation, value.count > PageLayout.overflowPayload, writesOnce(value.count),
+           try setWrittenOnce(table, keyType, key: key, value: value.baseAddress.unsafelyUnwrapped, count: value.count) {
+            return
+        }
         if try apply(operation) { record.append(operation) }
     }
 
@@ -209,6 +214,10 @@ extension ValueBox {
         case let .setMasterClientId(id):
             state.masterClientId = id
             return true
+        case let .setExtent(table, keyType, key, extent):
+            try adoptLoggedExtent(extent)
+            try putExtent(table, keyType, key.baseAddress ?? UnsafeRawPointer(cellBuffer), key.count, extent)
+            return true
         }
     }
 
@@ -224,6 +233,15 @@ extension ValueBox {
                 throw .corrupted(file: wal?.file.path ?? path, page: nil, reason: "WAL sets table \(table) with a different key type")
             }
             try checkLoggedKey(key, table: table, int64: keyType == .int64)
+        case let .setExtent(table, keyType, key, _):
+            if let existing = state.tables[table], existing.keyType != keyType {
+                throw .corrupted(file: wal?.file.path ?? path, page: nil, reason: "WAL sets table \(table) with a different key type")
+            }
+            try checkLoggedKey(key, table: table, int64: keyType == .int64)
+            // The extent is in another database's file: a salvage turns the operation into a plain set first.
+            if logging {
+                throw .corrupted(file: wal?.file.path ?? path, page: nil, reason: "a value written once cannot be logged again")
+            }
         case let .remove(table, key, _):
             try checkLoggedKey(key, table: table, int64: false)
         case let .removeRange(table, low, high):
@@ -244,10 +262,26 @@ extension ValueBox {
 
     func put(_ id: Int32, _ keyType: ValueBoxKeyType, _ key: UnsafeRawPointer, _ keyLength: Int,
              _ value: UnsafeRawPointer, _ valueLength: Int) throws(BoxwoodError) {
-        var table = state.tables[id] ?? TableState(keyType: keyType, root: 0, entries: 0, bytes: 0)
         let cellSize = LeafValue.makeCell(pager, into: cellBuffer, key: key, keyLength: keyLength, value: value,
                                           valueLength: valueLength, compressionThreshold: options.compressionThreshold,
                                           compressionLimit: options.compressionLimit)
+        try putCell(id, keyType, key, keyLength, cellSize: cellSize, valueLength: valueLength)
+    }
+
+    /// Sets `key` to the value whose extent `extent` names (written once: by this transaction, or by the commit a
+    /// replayed record is).
+    func putExtent(_ id: Int32, _ keyType: ValueBoxKeyType, _ key: UnsafeRawPointer, _ keyLength: Int, _ extent: LoggedExtent) throws(BoxwoodError) {
+        let cellSize = LeafValue.makeOverflowCell(into: cellBuffer, key: key, keyLength: keyLength, reference: extent.head,
+                                                  codec: extent.codec, storedLength: extent.storedLength, rawLength: extent.rawLength)
+        // `rawLength` is at most `LeafValue.maxValueLength` (checked with the extent, or written by this value box).
+        try putCell(id, keyType, key, keyLength, cellSize: cellSize, valueLength: Int(extent.rawLength))
+    }
+
+    /// Inserts the cell `cellBuffer` holds (`cellSize` bytes, for a value of `valueLength` bytes), replacing the
+    /// key's cell and freeing its overflow value if there is one.
+    private func putCell(_ id: Int32, _ keyType: ValueBoxKeyType, _ key: UnsafeRawPointer, _ keyLength: Int,
+                         cellSize: Int, valueLength: Int) throws(BoxwoodError) {
+        var table = state.tables[id] ?? TableState(keyType: keyType, root: 0, entries: 0, bytes: 0)
         let pager: Pager = self.pager
         var root = table.root
         try BTree.upsert(pager, root: &root, key, keyLength, cell: cellBuffer, size: cellSize, path: path_) { (leaf, off) throws(BoxwoodError) in

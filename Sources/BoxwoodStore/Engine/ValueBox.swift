@@ -74,6 +74,17 @@ public final class ValueBox {
     /// Pages the last shrinking checkpoint (`checkpoint(shrinking:)`) moved toward the start of the file (tests and
     /// diagnostics).
     var pagesMovedByLastShrink = 0
+    /// Writes the extents of values written once (see ValueBox+WrittenOnceValues.swift).
+    let valueWriter = ExtentWriter()
+    /// True when this value box wrote an extent the data file may not hold durably yet (no sync since).
+    var dataFileHasUnsyncedValues = false
+    /// Bytes of extents this value box wrote for values written once since the last checkpoint began: an eighth of
+    /// them counts toward the WAL threshold (`checkpointAfterCommit`), so that a recovery after a restart, which
+    /// checks each named extent whole, reads a bounded amount of them.
+    var valueBytesWrittenOnce: UInt64 = 0
+    /// While a background checkpoint runs: the pages it may append (from the page count at its freeze to its
+    /// `FrozenCheckpointWriter.fence`); values written once meanwhile go past them. Empty when none runs.
+    var backgroundCheckpointReserve: Range<UInt64> = 0..<0
 
     // MARK: Sharing (see ValueBox+Sharing.swift)
 
@@ -261,6 +272,7 @@ public final class ValueBox {
         let previousEnd = log.size
         header?.writerIsChangingFiles = true
         do {
+            try syncValuesWrittenOnce(before: log)
             try log.append(sequence: sequence, record: record.bytes, operationCount: record.operationCount, sync: options.durability == .full)
         } catch {
             // The record may be partly or wholly written (a failed fsync says nothing about what reached the

@@ -189,6 +189,7 @@ public enum FuzzingSupport {
             switch operation {
             case let .set(_, _, key, value): lent = [key, value]
             case let .remove(_, key, _): lent = [key]
+            case let .setExtent(_, _, key, _): lent = [key]
             case let .removeRange(_, low, high): lent = [low, high]
             case .removeAll, .removeTable, .renameTable, .setMasterClientId: lent = []
             }

@@ -95,8 +95,9 @@ final class ExtentWriter {
     deinit { buffer?.deallocate() }
 
     /// Writes the `count` bytes at `value` as the extent whose head is page `head` of `file` (a plain file: see
-    /// `ExtentPage.holds`).
-    func write(_ value: UnsafeRawPointer, count: Int, head: UInt64, to file: StorageFile, layout: DataFileLayout) throws(BoxwoodError) {
+    /// `ExtentPage.holds`); returns the checksum its head carries.
+    @discardableResult
+    func write(_ value: UnsafeRawPointer, count: Int, head: UInt64, to file: StorageFile, layout: DataFileLayout) throws(BoxwoodError) -> UInt64 {
         guard !layout.isEncrypted else {
             throw .corrupted(file: file.path, page: head, reason: "an extent cannot be written to an encrypted file")
         }
@@ -110,5 +111,6 @@ final class ExtentWriter {
         ExtentPage.build(buffer, head: head, value: value, count: count)
         try file.write(buffer, count: size, offset: layout.offset(of: head))
         bytesWritten += UInt64(size)
+        return load64(buffer, PageLayout.checksumOffset)
     }
 }

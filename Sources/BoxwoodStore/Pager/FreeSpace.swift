@@ -13,6 +13,14 @@
 ///   still references it, so it is reusable only after the next checkpoint, whose freelist includes it;
 /// - released by the open transaction: like `released` once it commits; back in use if it aborts.
 ///
+/// Values written once (`ValueBox+WrittenOnceValues.swift`) take their extents out of `free` when a transaction
+/// writes them (`takeRun`), or past the page count, which then grows (`Pager.growPageCount`): from then on the
+/// trees use those pages, as the WAL record that names them says. A transaction that aborts gives its extents back
+/// to `free`, and so does replay for the pages between the page count and an extent that starts past it (an
+/// aborted transaction's, which no record names). So `free` may hold pages past the durable meta's page count (never
+/// past the pager's), and the durable freelist may list pages a WAL record after its meta uses: replaying that
+/// record takes them out again (`takeLogged`), and the next checkpoint's freelist no longer has them.
+///
 /// A page is released at most once between checkpoints (`releasedBits`): in a sound file every page has one
 /// parent, so a second release means a forged or damaged file references a page twice (a DAG, or two trees
 /// sharing a page). That is refused, or the page would enter the freelist twice and two later pages would be
@@ -31,6 +39,15 @@ final class FreeSpace {
     private(set) var frozenReleased: [UInt64] = []
     /// Pages the open transaction released.
     private var releasedByTransaction: [UInt64] = []
+    /// Extents (first page, page count) the open transaction wrote values into.
+    private var extentsOfTransaction: [(first: UInt64, pages: Int)] = []
+    /// The shortest run `takeRun` found no free pages for since `free` last grew (`Int.max`: none).
+    private var noRunOf = Int.max
+    /// True from a background checkpoint's freeze to its install.
+    private var isFrozen = false
+    /// Extents that committed transactions wrote values into since the freeze (past the fence, see
+    /// `ValueBox.backgroundCheckpointReserve`).
+    private var extentsSinceFreeze: [(first: UInt64, pages: Int)] = []
     /// One bit per page of `released` and `releasedByTransaction`.
     private var releasedBits: [UInt64] = []
 
@@ -43,6 +60,10 @@ final class FreeSpace {
         released = []
         frozenReleased = []
         releasedByTransaction = []
+        extentsOfTransaction = []
+        noRunOf = Int.max
+        isFrozen = false
+        extentsSinceFreeze = []
         releasedBits.removeAll(keepingCapacity: true)
     }
 
@@ -52,15 +73,31 @@ final class FreeSpace {
     func freeze() {
         frozenReleased = released
         released = []
+        isFrozen = true
+        extentsSinceFreeze = []
     }
 
     /// Adopts the free space of the durable state a background checkpoint just wrote (its freelist, the pages
     /// holding it, its catalog's pages), keeping what commits released since the freeze, plus `alsoReleased`: the
-    /// pages that checkpoint wrote for pages and values that commits after the freeze stopped using.
-    func installAfterBackgroundCheckpoint(free: [UInt64], freelistPages: [UInt64], catalogPages: [UInt64], alsoReleased: [UInt64]) {
+    /// pages that checkpoint wrote for pages and values that commits after the freeze stopped using. The pages from
+    /// the new meta's page count `metaPageCount` to the pager's `pageCount` that no committed extent uses (past the
+    /// fence: the reserve the checkpoint did not need, aborted transactions' extents) are free too.
+    func installAfterBackgroundCheckpoint(free: [UInt64], freelistPages: [UInt64], catalogPages: [UInt64], alsoReleased: [UInt64],
+                                          metaPageCount: UInt64, pageCount: UInt64) {
+        var free = free
+        if pageCount > metaPageCount {
+            var used = [Bool](repeating: false, count: Int(pageCount - metaPageCount))
+            for extent in extentsSinceFreeze where extent.first >= metaPageCount {
+                for i in 0..<extent.pages where extent.first + UInt64(i) < pageCount { used[Int(extent.first - metaPageCount) + i] = true }
+            }
+            for (i, inUse) in used.enumerated() where !inUse { free.append(metaPageCount + UInt64(i)) }
+        }
+        isFrozen = false
+        extentsSinceFreeze = []
         self.free = free.sorted(by: >)
         self.freelistPages = freelistPages
         self.catalogPages = catalogPages
+        noRunOf = Int.max
         frozenReleased = []
         released.append(contentsOf: alsoReleased)
         releasedBits.removeAll(keepingCapacity: true)
@@ -87,19 +124,97 @@ final class FreeSpace {
         return true
     }
 
-    /// The open transaction committed: what it released waits for the next checkpoint.
+    /// The open transaction committed: what it released waits for the next checkpoint; the extents it wrote are
+    /// the trees' (its WAL record names them).
     func commitTransaction() {
         released.append(contentsOf: releasedByTransaction)
         releasedByTransaction.removeAll(keepingCapacity: true)
+        if isFrozen { extentsSinceFreeze.append(contentsOf: extentsOfTransaction) }
+        extentsOfTransaction.removeAll(keepingCapacity: true)
     }
 
-    /// The open transaction aborted: what it released is in use again.
+    /// The open transaction aborted: what it released is in use again, and the extents it wrote are free (no record
+    /// names them).
     func abortTransaction() {
         for page in releasedByTransaction {
             let word = Int(page >> 6)
             if word < releasedBits.count { releasedBits[word] &= ~(1 << (page & 63)) }
         }
         releasedByTransaction.removeAll(keepingCapacity: true)
+        for extent in extentsOfTransaction { giveBack(extent.first, pages: extent.pages) }
+        extentsOfTransaction.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Values written once
+
+    /// Takes the lowest run of `count` consecutive free pages for an extent the open transaction writes; nil when
+    /// `free` has none (the caller appends past the page count and records that with ``noteExtent(_:pages:)``).
+    func takeRun(_ count: Int) -> UInt64? {
+        if count >= noRunOf { return nil }
+        // `free` is largest first: a run p, p+1, …, p+count-1 sits at indices i, i-1, …, i-count+1.
+        var i = free.count - 1
+        while i >= count - 1 {
+            let first = free[i]
+            var n = 1
+            while n < count && free[i - n] == first + UInt64(n) { n += 1 }
+            if n == count {
+                free.removeSubrange((i - count + 1)...i)
+                extentsOfTransaction.append((first, count))
+                return first
+            }
+            i -= n
+        }
+        noRunOf = count
+        return nil
+    }
+
+    /// The open transaction could not write the extent it took last: its pages are free again.
+    func giveBackLastExtent() {
+        guard let extent = extentsOfTransaction.popLast() else { return }
+        giveBack(extent.first, pages: extent.pages)
+    }
+
+    /// Records that the open transaction wrote an extent of `pages` pages at `first`, past the page count.
+    func noteExtent(_ first: UInt64, pages: Int) {
+        extentsOfTransaction.append((first, pages))
+    }
+
+    /// A replayed record names the extent of `pages` pages at `first` in a file whose trees may use `pageCount`
+    /// pages before it: its pages below the page count must be free (they leave `free`); the pages between the page
+    /// count and an extent that starts past it are unused (an aborted transaction's) and join `free`. Returns the
+    /// new page count, or nil when a page below the old one is not free (damage: a page the trees already use).
+    func takeLogged(_ first: UInt64, pages: Int, pageCount: UInt64) -> UInt64? {
+        let end = first + UInt64(pages)
+        let below = min(end, pageCount)
+        if first < below {
+            // `free` is largest first and has no duplicates: the run's pages below the page count are free when
+            // `below - 1` is at some index j and `first` at j + count - 1 (nothing else fits between them).
+            guard let j = index(of: below - 1) else { return nil }
+            let count = Int(below - first)
+            guard j + count <= free.count, free[j + count - 1] == first else { return nil }
+            free.removeSubrange(j..<(j + count))
+        }
+        if first > pageCount { giveBack(pageCount, pages: Int(first - pageCount)) }
+        return max(pageCount, end)
+    }
+
+    /// The index of `page` in `free`, if there.
+    private func index(of page: UInt64) -> Int? {
+        // `free` is sorted largest first.
+        var low = 0, high = free.count
+        while low < high {
+            let mid = (low + high) / 2
+            if free[mid] > page { low = mid + 1 } else { high = mid }
+        }
+        return low < free.count && free[low] == page ? low : nil
+    }
+
+    /// Puts `pages` pages from `first` back into `free`.
+    private func giveBack(_ first: UInt64, pages: Int) {
+        guard pages > 0 else { return }
+        free.append(contentsOf: (0..<UInt64(pages)).map { first + $0 })
+        free.sort(by: >)
+        noRunOf = Int.max
     }
 
     /// Pages free now or after the next checkpoint (statistics, compaction's report).

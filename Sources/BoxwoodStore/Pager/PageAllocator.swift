@@ -9,16 +9,20 @@ final class PageAllocator {
     /// The shortest run `allocateRun` found no reusable pages for (`Int.max`: none yet).
     private var noRunOf = Int.max
 
-    init(reusable: [UInt64] = [], firstNewPage: UInt64) {
+    /// The first page new pages must never reach (`UInt64.max`: none): a background checkpoint's, past which values
+    /// written once go while it runs (`FrozenCheckpointWriter.fence`).
+    let fence: UInt64
+
+    init(reusable: [UInt64] = [], firstNewPage: UInt64, fence: UInt64 = .max) {
         remainingReusable = reusable
         nextPage = firstNewPage
+        self.fence = fence
     }
 
     /// One page: the smallest reusable one, else a new one.
     func allocate() -> UInt64 {
         if let page = remainingReusable.popLast() { return page }
-        defer { nextPage += 1 }
-        return nextPage
+        return allocateConsecutive(1)
     }
 
     /// `count` consecutive pages (an extent, `ExtentPage`); returns the first. The lowest run of `count` consecutive
@@ -45,6 +49,9 @@ final class PageAllocator {
 
     /// `count` consecutive new pages; returns the first.
     func allocateConsecutive(_ count: Int) -> UInt64 {
+        // Invariant: `FrozenCheckpointWriter.pageBound` counts every page its checkpoint writes, so the new pages end
+        // at the fence at the latest; passing it would write over values written once since the freeze.
+        precondition(nextPage + UInt64(count) <= fence, "a background checkpoint outgrew its page bound")
         defer { nextPage += UInt64(count) }
         return nextPage
     }

@@ -27,7 +27,8 @@ final class Pager {
 
     @exclusivity(unchecked) private(set) var map: UnsafeRawPointer?
     private(set) var mapLength = 0
-    /// Pages of the data file that the current meta accounts for (meta pages included).
+    /// Pages of the data file that the trees may use (meta pages included): the current meta's page count, plus the
+    /// extents that values written once took past it since (`growPageCount`).
     @exclusivity(unchecked) var pageCount: UInt64 = 2
     /// One bit per page: its checksum has been verified (or we wrote it ourselves). Plain files only.
     @exclusivity(unchecked) private var verified: [UInt64] = []
@@ -62,6 +63,9 @@ final class Pager {
     private(set) var liveBlobBytes = 0
     /// Dirty blobs alive; when 0, no dirty page holds a reference to one.
     private(set) var liveBlobCount = 0
+    /// Pages of checkpointed extents released since the owner last reset it (its checkpoint threshold counts them:
+    /// they are reusable only after a checkpoint). Aborted transactions' releases stay counted.
+    var releasedExtentPages = 0
 
     // MARK: Transaction bookkeeping
 
@@ -110,6 +114,31 @@ final class Pager {
         map = newMap
         mapLength = length
         modificationCount &+= 1
+    }
+
+    /// Lets the trees use the pages below `pages` (a value written once appended its extent past the page count,
+    /// see `FreeSpace`), mapping them. The caller has written them, or checked that the file holds them.
+    func growPageCount(to pages: UInt64) throws(BoxwoodError) {
+        guard pages > pageCount else { return }
+        try ensureMapped(pages: pages)
+        pageCount = pages
+    }
+
+    /// Why the extent a WAL record names (`extent`, `pages` pages from its head) is not in the file as the record
+    /// says, or nil: its head must be an extent head of the record's stored length whose checksum, the record's, the
+    /// bytes match. Reads the mapping whatever was verified before (the pages may have held something else when
+    /// this pager last read them); the caller mapped the pages and checked that the file holds them.
+    func problemWithLoggedExtent(_ extent: LoggedExtent, pages: Int) -> String? {
+        guard !isEncrypted, let map else { return "an extent in an encrypted file" }
+        let head = map + Int(extent.head) * pageSize
+        if PageType.raw(of: head) != PageType.extent.rawValue { return "page \(extent.head) is not an extent head" }
+        if ExtentPage.storedLength(head) != Int(extent.storedLength) || load64(head, PageLayout.checksumOffset) != extent.checksum {
+            return "the extent at page \(extent.head) is not the one the WAL record names"
+        }
+        if ExtentPage.checksum(head, pages: pages, head: extent.head) != extent.checksum {
+            return "the extent at page \(extent.head) does not match its checksum"
+        }
+        return nil
     }
 
     @inline(__always)
@@ -335,7 +364,9 @@ final class Pager {
         if PageType.raw(of: head) == PageType.extent.rawValue {
             // Verified whole (`diskPage`): the run lies inside the file.
             let first = ref.diskPageNumber
-            for i in 0..<ExtentPage.pageCount(forStored: ExtentPage.storedLength(head)) { try release(first + UInt64(i)) }
+            let pages = ExtentPage.pageCount(forStored: ExtentPage.storedLength(head))
+            for i in 0..<pages { try release(first + UInt64(i)) }
+            releasedExtentPages += pages
             return
         }
         var page = ref

@@ -880,6 +880,17 @@ final class Salvager {
                 report.wal.commitsLost = true
                 break
             }
+            // A value written once is in the source's data file: the destination gets its bytes.
+            do {
+                operations = try operations.map { (operation) throws(BoxwoodError) -> WALOperation in
+                    guard case let .setExtent(table, keyType, key, extent) = operation else { return operation }
+                    return .set(table: table, keyType: keyType, key: key, value: try valueWrittenOnce(extent))
+                }
+            } catch {
+                stop = "the record at offset \(offset) (sequence \(expected)) names a value that cannot be read: \(error)"
+                report.wal.commitsLost = true
+                break
+            }
             do {
                 try writer.applyCommit(operations)
             } catch {
@@ -904,5 +915,21 @@ final class Salvager {
                 report.wal.note = stop + ": a torn tail (an append that never finished), as opening the database would cut it"
             }
         }
+    }
+
+    /// The bytes of the value written once that `extent` names in the source's data file (in the mapping), checked
+    /// against the record: the extent head's checksum covers them, and it must be the one the record carries.
+    private func valueWrittenOnce(_ extent: LoggedExtent) throws(BoxwoodError) -> UnsafeRawBufferPointer {
+        let stored = extent.storedLength
+        guard extent.codec == ValueCodec.raw.rawValue, extent.rawLength == stored, stored > UInt64(PageLayout.overflowPayload),
+              stored <= LeafValue.maxValueLength else {
+            throw .corrupted(file: dataPath, page: extent.head, reason: "an extent of \(stored) stored bytes for a value of \(extent.rawLength)")
+        }
+        let head = try pager.diskPage(extent.head)
+        guard PageType.raw(of: head) == PageType.extent.rawValue, ExtentPage.storedLength(head) == Int(stored),
+              load64(head, PageLayout.checksumOffset) == extent.checksum else {
+            throw .corrupted(file: dataPath, page: extent.head, reason: "the extent at page \(extent.head) is not the one the WAL record names")
+        }
+        return UnsafeRawBufferPointer(start: ExtentPage.bytes(head), count: Int(stored))
     }
 }

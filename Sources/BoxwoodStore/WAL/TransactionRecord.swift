@@ -45,6 +45,8 @@ final class TransactionRecord {
             bytes.logRename(from: from, to: to)
         case let .setMasterClientId(id):
             bytes.logSetMasterClientId(id)
+        case let .setExtent(table, keyType, key, extent):
+            bytes.logSetExtent(table: table, keyType: keyType, key: key.baseAddress ?? emptyBytes, keyLength: key.count, extent: extent)
         }
         operationCount += 1
     }

@@ -8,6 +8,12 @@
 ///     removeTable   5 | table i32
 ///     renameTable   6 | from i32 | to i32
 ///     setMaster     7 | masterClientId i64                                            (WAL version 3)
+///     setExtent     8 | table i32 | keyType u8 | keyLength u16 | key | head u64 | storedLength u64 | rawLength u64
+///                     | codec u8 | checksum u64                                      (WAL version 6)
+///
+/// `setExtent` is a set whose value the commit wrote once, straight into the data file, as the extent (`ExtentPage`)
+/// of `storedLength` bytes at page `head` with `checksum` in its head: the record names where the value is instead
+/// of carrying its bytes (see `ValueBox+WrittenOnceValues.swift`).
 enum WALOperationCode: UInt8 {
     case set = 1
     case remove = 2
@@ -16,6 +22,22 @@ enum WALOperationCode: UInt8 {
     case removeTable = 5
     case renameTable = 6
     case setMasterClientId = 7
+    case setExtent = 8
+}
+
+/// Where a value written once lies in the data file: the extent a `setExtent` operation names.
+struct LoggedExtent: Equatable {
+    /// The extent's first page (its head).
+    var head: UInt64
+    /// The bytes the extent holds (the value as stored: compressed when `codec` says so).
+    var storedLength: UInt64
+    /// The value's length.
+    var rawLength: UInt64
+    /// `ValueCodec` raw value of the stored bytes.
+    var codec: UInt8
+    /// The checksum the head carries (`ExtentPage.checksum`): the record names exactly these bytes, never an older
+    /// extent that happens to lie at the same place.
+    var checksum: UInt64
 }
 
 /// One decoded operation, with pointers into the record buffer.
@@ -27,6 +49,7 @@ enum WALOperation {
     case removeTable(table: Int32)
     case renameTable(from: Int32, to: Int32)
     case setMasterClientId(Int64)
+    case setExtent(table: Int32, keyType: ValueBoxKeyType, key: UnsafeRawBufferPointer, extent: LoggedExtent)
 }
 
 extension ByteBuffer {
@@ -66,6 +89,18 @@ extension ByteBuffer {
     func logSetMasterClientId(_ id: Int64) {
         append(WALOperationCode.setMasterClientId.rawValue)
         append(UInt64(bitPattern: id))
+    }
+
+    func logSetExtent(table: Int32, keyType: ValueBoxKeyType, key: UnsafeRawPointer, keyLength: Int, extent: LoggedExtent) {
+        append(WALOperationCode.setExtent.rawValue)
+        append(table)
+        append(UInt8(keyType.rawValue))
+        appendKey(key, keyLength)
+        append(extent.head)
+        append(extent.storedLength)
+        append(extent.rawLength)
+        append(extent.codec)
+        append(extent.checksum)
     }
 
     func logRename(from: Int32, to: Int32) {
@@ -115,6 +150,20 @@ extension ByteReader {
             return .renameTable(from: from, to: try int32())
         case .setMasterClientId:
             return .setMasterClientId(try int64())
+        case .setExtent:
+            let table = try int32()
+            let keyTypeOffset = offset
+            let rawKeyType = try uint8()
+            guard let keyType = ValueBoxKeyType(rawValue: Int32(rawKeyType)) else {
+                throw .undefinedByte(rawKeyType, offset: keyTypeOffset)
+            }
+            let key = try key()
+            let head = try uint64()
+            let storedLength = try uint64()
+            let rawLength = try uint64()
+            let codec = try uint8()
+            let extent = LoggedExtent(head: head, storedLength: storedLength, rawLength: rawLength, codec: codec, checksum: try uint64())
+            return .setExtent(table: table, keyType: keyType, key: key, extent: extent)
         }
     }
 }

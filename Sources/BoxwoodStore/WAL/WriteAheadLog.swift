@@ -4,9 +4,10 @@
 /// File header (32 bytes, not whitened):
 ///
 ///     0   8  magic       "BXWDWAL\0"
-///     8   4  version     5 (versions 2 to 4 are read too: 2 and 3 carry no record flags, and before 5 no record
-///                        is followed by an end marker; a build appends to such a log in that version's record
-///                        form, and the next checkpoint's reset makes it 5)
+///     8   4  version     6 (versions 2 to 5 are read too: 2 and 3 carry no record flags, before 5 no record is
+///                        followed by an end marker, and before 6 no record names a value written once
+///                        (`setExtent`, see `WALOperation`); a build appends to such a log in that version's
+///                        record form, and the next checkpoint's reset makes it 6)
 ///     12  4  pageSize    4096 (of the data file it belongs to)
 ///     16  8  salt        must equal the meta's walSalt, otherwise the log is stale and ignored
 ///     24  8  checksum    XXH64 of bytes 0..<24, seed 0
@@ -52,9 +53,9 @@ final class WriteAheadLog {
     static let headerSize = 32
     static let recordHeaderSize = 32
     static let magic: [UInt8] = Array("BXWDWAL\0".utf8)
-    static let version: UInt32 = 5
+    static let version: UInt32 = 6
     /// Versions whose records this build replays.
-    static let readableVersions: ClosedRange<UInt32> = 2...5
+    static let readableVersions: ClosedRange<UInt32> = 2...6
     /// The bytes of zeros the log's file is extended by when an append would pass its end (at least the append).
     static let preallocationChunk: UInt64 = 1 << 20
     /// Record flags, in the top bits of the operations word (version 4).
@@ -88,6 +89,9 @@ final class WriteAheadLog {
     private var recordsCarryFlags: Bool?
     /// Whether the log's header is version 5 or later, whose appends end with an end marker; nil until known.
     private var recordsEndWithMarker: Bool?
+    /// Whether the log's header is version 6 or later, whose records may name values written once (`setExtent`);
+    /// nil until known.
+    private var recordsMayNameExtents: Bool?
     /// A size the file had (it only grows while this value box holds the writer lock, though another value box may
     /// cut it): an append that would pass it asks the file for its size before extending it with zeros.
     private var knownFileSize: UInt64 = 0
@@ -132,6 +136,31 @@ final class WriteAheadLog {
         chainIsDurable = sync
         recordsCarryFlags = true
         recordsEndWithMarker = true
+        recordsMayNameExtents = true
+    }
+
+    /// True when this log's records may name values written once (`setExtent`, version 6): an older log, which a
+    /// build of its version may still read, gets every value's bytes until the next reset makes it version 6.
+    func acceptsValuesWrittenOnce() throws(BoxwoodError) -> Bool {
+        if recordsMayNameExtents == nil { try learnVersion() }
+        return recordsMayNameExtents == true
+    }
+
+    /// True while every record up to ``endOffset`` is known to be durable (see `chainIsDurable`).
+    var earlierRecordsKnownDurable: Bool { chainIsDurable }
+
+    /// Reads the header's version into the record-form flags.
+    private func learnVersion() throws(BoxwoodError) {
+        guard case let .valid(_, version) = try readHeader() else {
+            throw .corrupted(file: file.path, page: nil, reason: "the WAL header does not validate")
+        }
+        noteVersion(version)
+    }
+
+    private func noteVersion(_ version: UInt32) {
+        recordsCarryFlags = version >= 4
+        recordsEndWithMarker = version >= 5
+        recordsMayNameExtents = version >= 6
     }
 
     /// Appends a record. `record` holds `recordHeaderSize` reserved bytes followed by the payload; the header
@@ -140,13 +169,7 @@ final class WriteAheadLog {
     func append(sequence: UInt64, record: ByteBuffer, operationCount: UInt32, sync: Bool) throws(BoxwoodError) {
         let payloadLength = record.count - WriteAheadLog.recordHeaderSize
         guard payloadLength <= payloadLimit else { throw .transactionTooLarge(bytes: payloadLength, limit: payloadLimit) }
-        if recordsCarryFlags == nil || recordsEndWithMarker == nil {
-            guard case let .valid(_, version) = try readHeader() else {
-                throw .corrupted(file: file.path, page: nil, reason: "the WAL header does not validate")
-            }
-            recordsCarryFlags = version >= 4
-            recordsEndWithMarker = version >= 5
-        }
+        if recordsCarryFlags == nil || recordsEndWithMarker == nil { try learnVersion() }
         var operations = operationCount
         if recordsCarryFlags == true {
             if chainIsDurable { operations |= WriteAheadLog.earlierRecordsDurableFlag }
@@ -202,6 +225,7 @@ final class WriteAheadLog {
         chainIsDurable = false
         recordsCarryFlags = nil
         recordsEndWithMarker = nil
+        recordsMayNameExtents = nil
         knownFileSize = 0
     }
 
@@ -323,11 +347,16 @@ final class WriteAheadLog {
     /// Replays the records after `afterSequence` of a log with header `version`. Sets `endOffset` to the end of the
     /// last valid record (where its end marker is). Throws `.corrupted` for mid-log damage; `sameBoot` says the
     /// machine has not restarted since a writer last found this log intact (see the type's documentation).
+    ///
+    /// `admit` sees each intact record's payload, and whether it carries `synced`, before `apply`, and may refuse it:
+    /// the record names a value written once whose extent is not in the data file as it says
+    /// (`ValueBox.admitsRecoveredRecord`). Such a record is treated as damaged — what follows it decides whether
+    /// that is a torn tail (cut) or mid-log damage (thrown).
     func replay(salt: UInt64, version: UInt32, afterSequence: UInt64, sameBoot: Bool,
+                admit: (UInt64, UnsafeRawBufferPointer, Bool) throws(BoxwoodError) -> Bool = { _, _, _ in true },
                 apply: (UInt64, UInt32, UnsafeRawBufferPointer) throws(BoxwoodError) -> Void) throws(BoxwoodError) -> ReplayOutcome {
         self.salt = salt
-        recordsCarryFlags = version >= 4
-        recordsEndWithMarker = version >= 5
+        noteVersion(version)
         chainIsDurable = false
         guard afterSequence < UInt64.max else {
             throw .corrupted(file: file.path, page: nil, reason: "the meta's last sequence \(afterSequence) leaves no room for another commit")
@@ -387,6 +416,12 @@ final class WriteAheadLog {
             guard sequence == expected else {
                 throw .corrupted(file: file.path, page: nil,
                                  reason: "WAL record at offset \(offset) has sequence \(sequence), expected \(expected)")
+            }
+            let synced = recordsCarryFlags == true && header.operations & WriteAheadLog.syncedFlag != 0
+            guard try admit(sequence, UnsafeRawBufferPointer(start: payload, count: length), synced) else {
+                chainIsDurable = false
+                try refuseIfMidLogDamage(at: offset, searchFrom: recordEnd, fileSize: fileSize, sameBoot: sameBoot)
+                break
             }
             try apply(sequence, header.operationCount, UnsafeRawBufferPointer(start: payload, count: length))
             applied += 1
