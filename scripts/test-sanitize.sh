@@ -11,11 +11,11 @@ swift=${SWIFT:-swift}
 
 # Threads and processes meeting: live views and their delivery, suspend/resume, the commit watchers, the
 # shared header's locks and slots, the platform layer's waits and child processes, the sync engine's races.
-tsan_filter=${SANITIZE_TSAN_FILTER:-'ViewTests|ViewCallbackTests|ViewCloseTests|PeerViewsTests|PeerViewsRandomTests|PostboxTests|SuspendResumeTests|EmbeddingTests|SuspendTests|SharedHeaderTests|BoxwoodPlatformTests|ResetRaceTests|UpdateReducerTests|HostileServerTests|SyncNotificationTests|OutboundActionTests|ChannelPollingTests|DraftSyncTests|SyncDataItemTests'}
+tsan_filter=${SANITIZE_TSAN_FILTER:-'ViewTests|ViewCallbackTests|ViewCloseTests|PeerViewsTests|PeerViewsRandomTests|PostboxTests|SuspendResumeTests|EmbeddingTests|SuspendTests|SharedHeaderTests|BoxwoodPlatformTests|ResetRaceTests|UpdateReducerTests|HostileServerTests|SyncNotificationTests|OutboundActionTests|ChannelPollingTests|DraftSyncTests|SyncDataItemTests|BackgroundCheckpointTests|CheckpointProgressTests|WrittenOnceValueTests'}
 # Bytes from files and the wire: decoding, validation, the LZ4 codec. (The fuzzers' corpora run under
 # AddressSanitizer in `make fuzz-smoke`; their regression test only spawns processes, through Foundation's Process,
 # whose own leaks are not ours.)
-asan_filter=${SANITIZE_ASAN_FILTER:-'SemanticsTests|HostileKeyTests|HostileFileTests|BadFileTests|WALDamageTests|HeaderHintTests|MetaDamageTests|CorruptionTests|BoxwoodLZ4Tests|CoderTests|MalformedBytesTests|CodableBridgeTests'}
+asan_filter=${SANITIZE_ASAN_FILTER:-'SemanticsTests|HostileKeyTests|HostileFileTests|BadFileTests|WALDamageTests|HeaderHintTests|MetaDamageTests|CorruptionTests|BoxwoodLZ4Tests|CoderTests|MalformedBytesTests|CodableBridgeTests|ExtentTests|WrittenOnceValueTests'}
 
 echo "== ThreadSanitizer: $tsan_filter"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

@@ -97,12 +97,16 @@ final class WriteAheadLog {
     private var knownFileSize: UInt64 = 0
     /// Where the next record goes (end of the last valid record).
     private(set) var endOffset: UInt64 = 0
+    /// ``preallocationChunk`` zero bytes for `extendWithZeros`, made at the first extension (never written after).
+    private var zeroChunk: UnsafeMutableRawPointer?
 
     init(file: StorageFile, keys: DatabaseKeys? = nil) {
         self.file = file
         self.keys = keys
         deriveCipher()
     }
+
+    deinit { zeroChunk?.deallocate() }
 
     /// The cipher of the log `keys` and `salt` name now (each log of an encrypted database has its own key).
     private func deriveCipher() {
@@ -201,9 +205,14 @@ final class WriteAheadLog {
         knownFileSize = try file.size()
         guard end >= knownFileSize else { return }
         let count = Int(WriteAheadLog.preallocationChunk)
-        let zeros = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
-        defer { zeros.deallocate() }
-        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        let zeros: UnsafeMutableRawPointer
+        if let zeroChunk {
+            zeros = zeroChunk
+        } else {
+            zeros = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 4096)
+            zeros.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+            zeroChunk = zeros
+        }
         try file.write(zeros, count: count, offset: end)
         knownFileSize = end + UInt64(count)
     }
@@ -281,12 +290,19 @@ final class WriteAheadLog {
     /// True when an intact record header of this log (under the current salt) starts at `offset`; an end marker
     /// is not a record.
     func hasIntactRecord(at offset: UInt64) throws(BoxwoodError) -> Bool {
+        guard let header = try recordHeader(at: offset, salt: salt).header else { return false }
+        return !header.isEndMarker
+    }
+
+    /// What the file holds where a record header of the log salted `salt` would start at `offset`: the bytes read
+    /// (at most a header's), whether they are all zeros, and the header when it validates there.
+    private func recordHeader(at offset: UInt64, salt: UInt64) throws(BoxwoodError) -> (read: Int, zeros: Bool, header: WALRecordHeader?) {
         let headerSize = WriteAheadLog.recordHeaderSize
         let h = UnsafeMutableRawPointer.allocate(byteCount: headerSize, alignment: 16)
         defer { h.deallocate() }
-        guard try file.read(into: h, count: headerSize, offset: offset) == headerSize else { return false }
-        guard let header = WALRecordHeader.open(h, offset: offset, salt: salt) else { return false }
-        return !header.isEndMarker
+        let read = try file.read(into: h, count: headerSize, offset: offset)
+        let zeros = UnsafeRawBufferPointer(start: h, count: read).allSatisfy { $0 == 0 }
+        return (read, zeros, read == headerSize ? WALRecordHeader.open(h, offset: offset, salt: salt) : nil)
     }
 
     /// Bytes in the log, header included.
@@ -295,15 +311,8 @@ final class WriteAheadLog {
     /// True when the log salted `salt` holds no record: nothing follows its header, or an end marker or zeros do
     /// (a salvage asks, to tell a log whose commits would be lost from an empty one).
     func holdsNoRecord(salt: UInt64) throws(BoxwoodError) -> Bool {
-        let offset = UInt64(WriteAheadLog.headerSize)
-        let headerSize = WriteAheadLog.recordHeaderSize
-        let h = UnsafeMutableRawPointer.allocate(byteCount: headerSize, alignment: 16)
-        defer { h.deallocate() }
-        let read = try file.read(into: h, count: headerSize, offset: offset)
-        if read == 0 { return true }
-        if UnsafeRawBufferPointer(start: h, count: read).allSatisfy({ $0 == 0 }) { return true }
-        guard read == headerSize else { return false }
-        return WALRecordHeader.open(h, offset: offset, salt: salt)?.isEndMarker == true
+        let first = try recordHeader(at: UInt64(WriteAheadLog.headerSize), salt: salt)
+        return first.zeros || first.header?.isEndMarker == true
     }
 
     /// True when a record with these flags leaves every record up to its end durable.
