@@ -109,8 +109,19 @@ final class ExtentWriter {
         }
         let buffer = buffer.unsafelyUnwrapped
         ExtentPage.build(buffer, head: head, value: value, count: count)
+        // A buffer grown past `keptCapacity` (one huge value) is not kept: the writer lives as long as its value box.
+        defer {
+            if capacity > ExtentWriter.keptCapacity {
+                buffer.deallocate()
+                self.buffer = nil
+                capacity = 0
+            }
+        }
         try file.write(buffer, count: size, offset: layout.offset(of: head))
         bytesWritten += UInt64(size)
         return load64(buffer, PageLayout.checksumOffset)
     }
+
+    /// The largest buffer kept between writes.
+    static let keptCapacity = 4 << 20
 }
