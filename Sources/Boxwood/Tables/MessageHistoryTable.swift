@@ -259,15 +259,21 @@ final class MessageHistoryTable: Table {
         }
         if newId.peerId != id.peerId { try holeTable.ensureInitialized(newId.peerId) }
         let fresh = IntermediateMessage(stableId: old.stableId, stableVersion: old.stableVersion &+ 1, id: newId, message: message)
-        // The text index entry (keyed by id, holding the text and the tags) is rewritten only when one of them
-        // changes, as in Postbox: an update of reactions, counters or a flag leaves it as it is.
-        let reindexesText = newId != id || fresh.text != old.text || fresh.tags != old.tags
+        // The text index entry (keyed by id, holding the text and the tags) is replaced only when the id or the
+        // text changes; a change of tags alone (a pin, a mention read) edits its tags in place, and an update of
+        // reactions, counters or a flag leaves it as it is.
+        let reindexesText = newId != id || fresh.text != old.text
+        let retagsText = !reindexesText && fresh.tags != old.tags
         try unstore(old, indexesText: reindexesText)
         append(id.peerId, .remove([(old.index, old.tags)]))
         if old.countsAsIncoming {
             updateReadState(id.peerId, try readStateTable.deleteIncomingMessages(id.peerId, indices: [old.index]))
         }
         let updated = try store(fresh, indexesText: reindexesText)
+        if retagsText, configuration.indexMessageText, let textIndexTable, !updated.text.isEmpty,
+           try !textIndexTable.updateTags(id: newId, tags: updated.tags) {
+            try textIndexTable.add(id: newId, text: updated.text, tags: updated.tags)
+        }
         append(newId.peerId, .insertMessage(updated))
         if newId.peerId == id.peerId && newId.namespace == id.namespace {
             try uncountSummaryTags(old.tags.subtracting(updated.tags), id: id)
