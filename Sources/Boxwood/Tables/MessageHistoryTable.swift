@@ -264,12 +264,32 @@ final class MessageHistoryTable: Table {
         // reactions, counters or a flag leaves it as it is.
         let reindexesText = newId != id || fresh.text != old.text
         let retagsText = !reindexesText && fresh.tags != old.tags
-        try unstore(old, indexesText: reindexesText)
+        // An update that keeps the index, the tags, the globally unique id and the unsent state of a message
+        // without shareable media (before and after) leaves every index entry but the id index's flags as it is:
+        // only the value, the id index and (when the text changes) the text index are written. Same tables and
+        // change record as removing and storing it (none of those steps records anything else, and the read-state
+        // steps read no message).
+        let inPlace = newId == id && fresh.timestamp == old.timestamp && fresh.tags == old.tags
+            && fresh.globallyUniqueId == old.globallyUniqueId
+            && !MessageHistoryUnsentTable.isIndexed(old.flags) && !MessageHistoryUnsentTable.isIndexed(fresh.flags)
+            && !old.media.contains { $0.id != nil } && !fresh.media.contains { $0.id != nil }
+        if !inPlace { try unstore(old, indexesText: reindexesText) }
         append(id.peerId, .remove([(old.index, old.tags)]))
         if old.countsAsIncoming {
             updateReadState(id.peerId, try readStateTable.deleteIncomingMessages(id.peerId, indices: [old.index]))
         }
-        let updated = try store(fresh, indexesText: reindexesText)
+        let updated: IntermediateMessage
+        if inPlace {
+            try rewriteStoredValue(fresh)
+            try indexTable.set(fresh)
+            if reindexesText, configuration.indexMessageText, let textIndexTable {
+                if !old.text.isEmpty { try textIndexTable.remove(id: id) }
+                if !fresh.text.isEmpty { try textIndexTable.add(id: id, text: fresh.text, tags: fresh.tags) }
+            }
+            updated = fresh
+        } else {
+            updated = try store(fresh, indexesText: reindexesText)
+        }
         if retagsText, configuration.indexMessageText, let textIndexTable, !updated.text.isEmpty,
            try !textIndexTable.updateTags(id: newId, tags: updated.tags) {
             try textIndexTable.add(id: newId, text: updated.text, tags: updated.tags)
