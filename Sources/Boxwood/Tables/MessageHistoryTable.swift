@@ -240,8 +240,9 @@ final class MessageHistoryTable: Table {
     /// a removal and an insertion, as in Postbox. Tag summaries: within the same chat and namespace only the tag bits
     /// removed are uncounted and those added counted (always, whatever the summary's `maxId`); a message moved to
     /// another chat or namespace is uncounted there and counted as newly added at its new id.
-    func updateMessage(_ id: MessageId, _ message: StoreMessage) throws {
-        guard let old = try getMessage(id) else { throw HistoryTableError.messageNotFound(id) }
+    /// `stored`, when given, is message `id` as stored now (read by the caller in this transaction, unchanged since).
+    func updateMessage(_ id: MessageId, _ message: StoreMessage, stored: IntermediateMessage? = nil) throws {
+        guard let old = try stored ?? getMessage(id) else { throw HistoryTableError.messageNotFound(id) }
         let newId: MessageId
         switch message.id {
         case let .id(messageId):
