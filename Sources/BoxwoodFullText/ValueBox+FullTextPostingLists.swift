@@ -130,12 +130,16 @@ extension ValueBox {
                 var malformed = false
                 group.value.withUnsafeBytes { value in
                     var reader = FullTextPostingBlock.Reader(firstDocId: first, value: value, hasPositions: hasPositions)
+                    // Whether the builder's last entry is the reader's previous one: then an unchanged entry's bytes
+                    // (its delta from that entry) are copied instead of encoded again.
+                    var follows = false
                     do throws(FullTextFormatError) {
                         while try reader.next() {
                             while e < end && edits[e].docId < reader.docId {
                                 let edit = edits[e]
                                 if edit.expectPresent { failure = missingEntry(table, edit.docId); return }
                                 if edit.present { builder.append(edit.docId, positions: edit.positions) }
+                                follows = false
                                 e += 1
                             }
                             if e < end && edits[e].docId == reader.docId {
@@ -143,9 +147,13 @@ extension ValueBox {
                                 if !edit.expectPresent { failure = unexpectedEntry(table, edit.docId); return }
                                 if edit.present { builder.append(edit.docId, positions: edit.positions) }
                                 secure = secure || edit.secure
+                                follows = false
                                 e += 1
+                            } else if follows {
+                                builder.appendEncoded(reader.entryBytes, docId: reader.docId, positions: reader.positions)
                             } else {
                                 builder.append(reader.docId, positions: reader.positions)
+                                follows = true
                             }
                         }
                     } catch {
