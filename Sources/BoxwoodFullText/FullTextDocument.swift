@@ -62,6 +62,59 @@ enum FullTextDocument {
         }
     }
 
+    /// Appends record `view` with its tags replaced by `tags` (tokenized into `tagTokens`, `distinctTags` ascending)
+    /// and its contents kept: a text-form record stays in text form when `tags` is ASCII (`asciiTags`), and
+    /// becomes a token-form record otherwise (its ASCII contents tokenized); a token-form record keeps its
+    /// content section byte for byte. False when the record is malformed.
+    static func encode(replacingTagsOf view: FullTextDocumentView, tags: String, asciiTags: Bool, tagTokens: TokenList,
+                       distinctTags: [(token: Range<Int>, positions: [Int32])], into out: ByteBuffer) -> Bool {
+        let collection = [UInt8](view.collection), item = [UInt8](view.item)
+        do throws(ByteReadError) {
+            var reader = ByteReader(view.rest)
+            let form = try reader.varint()
+            switch form {
+            case UInt64(textForm):
+                _ = try FullTextDocumentView.field(&reader)
+                let contents = try reader.bytes(reader.remaining)
+                if asciiTags {
+                    var tags = tags
+                    tags.withUTF8 { tags in
+                        out.reserve(collection.count + item.count + tags.count + contents.count + 16)
+                        appendField(collection[...], to: out)
+                        appendField(item[...], to: out)
+                        out.appendVarint(UInt64(textForm))
+                        out.appendVarint(UInt64(tags.count))
+                        out.append(UnsafeRawBufferPointer(tags))
+                        out.append(contents)
+                    }
+                    return true
+                }
+                var contentTokens = TokenList()
+                guard FullTextTokenizer.tokenizeASCII(contents, into: &contentTokens) else { return false }
+                encode(collection: collection, item: item, tags: tagTokens, distinctTags: distinctTags,
+                       contents: contentTokens, terms: contentTokens.distinctTokens(), into: out)
+                return true
+            case UInt64(tokenForm):
+                let tagCount = try reader.varint()
+                guard tagCount <= UInt64(reader.remaining) else { return false }
+                for _ in 0..<tagCount { _ = try FullTextDocumentView.field(&reader) }
+                let contentSection = try reader.bytes(reader.remaining)
+                out.reserve(collection.count + item.count + tagTokens.bytes.count + contentSection.count + 16)
+                appendField(collection[...], to: out)
+                appendField(item[...], to: out)
+                out.appendVarint(UInt64(tokenForm))
+                out.appendVarint(UInt64(distinctTags.count))
+                for tag in distinctTags { appendField(tagTokens.bytes[tag.token], to: out) }
+                out.append(contentSection)
+                return true
+            default:
+                return false
+            }
+        } catch {
+            return false
+        }
+    }
+
     /// Appends a varint length, then the bytes.
     private static func appendField(_ bytes: ArraySlice<UInt8>, to out: ByteBuffer) {
         out.appendVarint(UInt64(bytes.count))

@@ -39,6 +39,9 @@ enum FullTextPostingBlock {
         private(set) var docId: UInt64
         /// The current entry's encoded positions (empty without positions).
         private(set) var positions = UnsafeRawBufferPointer(start: nil, count: 0)
+        /// The current entry's bytes in the value (for an entry after the first: its docId delta from the previous
+        /// entry, then its positions; see `Builder.appendEncoded`).
+        private(set) var entryBytes = UnsafeRawBufferPointer(start: nil, count: 0)
 
         init(firstDocId: UInt64, value: UnsafeRawBufferPointer, hasPositions: Bool) {
             reader = ByteReader(value)
@@ -48,6 +51,7 @@ enum FullTextPostingBlock {
 
         /// Moves to the next entry; false when there is none.
         mutating func next() throws(FullTextFormatError) -> Bool {
+            let entryStart = reader.offset
             var hasLength = true
             if started {
                 if reader.isAtEnd { return false }
@@ -76,6 +80,7 @@ enum FullTextPostingBlock {
                 }
             }
             started = true
+            entryBytes = UnsafeRawBufferPointer(rebasing: reader.buffer[entryStart..<reader.offset])
             return true
         }
     }
@@ -127,6 +132,19 @@ enum FullTextPostingBlock {
                 if hasPositions && !single { appendVarint(UInt64(positions.count), to: &current) }
             }
             current.append(contentsOf: positions)
+            last = docId
+        }
+
+        /// Appends the entry of `docId` from its bytes in another block (`Reader.entryBytes` of an entry after
+        /// that block's first), which encode it relative to the previous docId there: that docId must be the last
+        /// one appended here. Copied as they are unless the entry must start a block (then encoded again from
+        /// `positions`).
+        mutating func appendEncoded(_ entry: UnsafeRawBufferPointer, docId: UInt64, positions: UnsafeRawBufferPointer) {
+            if isEmpty || current.count + entry.count > maxBytes {
+                append(docId, positions: positions)
+                return
+            }
+            current.append(contentsOf: entry)
             last = docId
         }
 

@@ -43,44 +43,152 @@ extension ValueBox {
         }
     }
 
-    /// Removes the entry of `docId` from list `prefix` of `table` (it must be there): its block is rewritten
-    /// without it, or removed when it was the block's only entry. With `secure`, the old block is removed with
-    /// `secure: true` before the new one is written, so the engine scrubs the old bytes (which name the document)
-    /// at the next checkpoint.
-    func removeFromFullTextList(_ table: ValueBoxTable, prefix: UnsafeRawBufferPointer, hasPositions: Bool, docId: UInt64,
-                                secure: Bool) throws(BoxwoodError) {
-        let prefixBytes = [UInt8](prefix)
-        var found: (key: ValueBoxKey, blocks: [(firstDocId: UInt64, value: [UInt8])])? = nil
-        var malformed = false
-        var key = ValueBoxKey(length: prefixBytes.count + 8)
-        prefixBytes.withUnsafeBytes { key.setBytes(0, $0) }
-        key.setUInt64(prefixBytes.count, value: docId &+ 1)
-        // The block that holds `docId`: the largest key not above `prefix ‖ docId`.
-        try withRange(table, start: key, end: ValueBoxKey(prefixBytes), limit: 1) { blockKey, value in
-            var reader = FullTextPostingBlock.Reader(firstDocId: FullTextPostingBlock.firstDocId(ofKey: blockKey), value: value, hasPositions: hasPositions)
-            var builder = FullTextPostingBlock.Builder(hasPositions: hasPositions, maxBytes: .max)
-            var hit = false
-            do throws(FullTextFormatError) {
-                while try reader.next() {
-                    if reader.docId == docId { hit = true } else { builder.append(reader.docId, positions: reader.positions) }
-                }
-            } catch {
-                malformed = true
+    /// Applies `edits` (one per docId, ascending: `FullTextListEdit.resolve`), then `appends` (ascending, above
+    /// every docId in the list's blocks), to list `prefix` of `table`. An edit of a docId among the appends changes
+    /// the appends; any other edit rewrites the block that holds or would hold its docId, once for all the edits
+    /// that fall in that block. Throws corruption when an entry an edit expects (`expectPresent`) is missing, or
+    /// one it does not expect is there.
+    func editFullTextList(_ table: ValueBoxTable, prefix: UnsafeRawBufferPointer, hasPositions: Bool, edits: [FullTextListEdit],
+                          appends: [(docId: UInt64, positions: UnsafeRawBufferPointer)]) throws(BoxwoodError) {
+        let firstAppend = appends.first?.docId ?? .max
+        let split = edits.firstIndex { $0.docId >= firstAppend } ?? edits.count
+        if split > 0 { try editFullTextBlocks(table, prefix: [UInt8](prefix), hasPositions: hasPositions, edits: edits[..<split]) }
+        if appends.isEmpty { return }
+        var merged: [(docId: UInt64, positions: UnsafeRawBufferPointer)] = []
+        merged.reserveCapacity(appends.count + edits.count - split)
+        var e = split
+        for append in appends {
+            while e < edits.count && edits[e].docId < append.docId {
+                guard !edits[e].expectPresent else { throw missingEntry(table, edits[e].docId) }
+                if edits[e].present { merged.append((edits[e].docId, edits[e].positions)) }
+                e += 1
+            }
+            if e < edits.count && edits[e].docId == append.docId {
+                guard edits[e].expectPresent else { throw unexpectedEntry(table, append.docId) }
+                if edits[e].present { merged.append((append.docId, edits[e].positions)) }
+                e += 1
+            } else {
+                merged.append(append)
+            }
+        }
+        while e < edits.count {
+            guard !edits[e].expectPresent else { throw missingEntry(table, edits[e].docId) }
+            if edits[e].present { merged.append((edits[e].docId, edits[e].positions)) }
+            e += 1
+        }
+        try appendToFullTextList(table, prefix: prefix, hasPositions: hasPositions, count: merged.count) { merged[$0] }
+    }
+
+    /// Applies `edits` (ascending, one per docId) to the blocks of list `prefix`. Each edit's block is the last one
+    /// whose first docId is not above it, or the list's first block for an edit below every block; edits in the
+    /// same block are applied by one rewrite (split like appended blocks when it grows past
+    /// `FullTextPostingBlock.maxBytes`). Every block is located before any is rewritten, and the rewrite of a
+    /// block keeps its entries between its old first docId (or its lowest edit) and the next block's, so the
+    /// blocks stay disjoint. A block that held a securely removed entry is removed with `secure: true` first.
+    private func editFullTextBlocks(_ table: ValueBoxTable, prefix: [UInt8], hasPositions: Bool,
+                                    edits: ArraySlice<FullTextListEdit>) throws(BoxwoodError) {
+        var key = ValueBoxKey(length: prefix.count + 8)
+        prefix.withUnsafeBytes { key.setBytes(0, $0) }
+        let (listStart, listEnd) = FullTextKeys.bounds(of: prefix)
+        // (the block's first docId, nil when the list has no block; its value; the edits in it)
+        var groups: [(first: UInt64?, value: [UInt8], edits: Range<Int>)] = []
+        for index in edits.indices {
+            key.setUInt64(prefix.count, value: edits[index].docId &+ 1)
+            // The block is copied unless it is the previous edit's (closures, not local functions: no boxed
+            // captures and dynamic exclusivity checks on this path).
+            let previous: UInt64? = groups.last?.first ?? nil
+            var first: UInt64? = nil
+            var value: [UInt8]? = nil
+            try withRange(table, start: key, end: listStart, limit: 1) { blockKey, bytes in
+                let blockFirst = FullTextPostingBlock.firstDocId(ofKey: blockKey)
+                first = blockFirst
+                if previous != blockFirst { value = [UInt8](bytes) }
                 return false
             }
-            if hit { found = (ValueBoxKey(bytes: blockKey), builder.finish()) }
-            return false
+            if first == nil {
+                try withRange(table, start: listStart, end: listEnd, limit: 1) { blockKey, bytes in
+                    let blockFirst = FullTextPostingBlock.firstDocId(ofKey: blockKey)
+                    first = blockFirst
+                    if previous != blockFirst { value = [UInt8](bytes) }
+                    return false
+                }
+            }
+            if !groups.isEmpty && previous == first {
+                groups[groups.count - 1].edits = groups[groups.count - 1].edits.lowerBound..<(index + 1)
+            } else {
+                groups.append((first, value ?? [], index..<(index + 1)))
+            }
         }
-        if malformed { throw fullTextCorruption(table, "a block of a list is malformed") }
-        guard let found else { throw fullTextCorruption(table, "document \(docId) is missing from a list its record names") }
-        let remaining = found.blocks.first  // at most one block: the builder never splits (maxBytes: .max)
-        key.setUInt64(prefixBytes.count, value: remaining?.firstDocId ?? 0)
-        if secure || remaining == nil || remaining!.firstDocId != found.key.getUInt64(found.key.length - 8) {
-            try remove(table, key: found.key, secure: secure)
+        for group in groups {
+            // Entries and edits merged by docId; an edit replaces or drops the entry of its docId.
+            var builder = FullTextPostingBlock.Builder(hasPositions: hasPositions)
+            var e = group.edits.lowerBound
+            let end = group.edits.upperBound
+            var secure = false
+            var failure: BoxwoodError? = nil
+            if let first = group.first {
+                var malformed = false
+                group.value.withUnsafeBytes { value in
+                    var reader = FullTextPostingBlock.Reader(firstDocId: first, value: value, hasPositions: hasPositions)
+                    // Whether the builder's last entry is the reader's previous one: then an unchanged entry's bytes
+                    // (its delta from that entry) are copied instead of encoded again.
+                    var follows = false
+                    do throws(FullTextFormatError) {
+                        while try reader.next() {
+                            while e < end && edits[e].docId < reader.docId {
+                                let edit = edits[e]
+                                if edit.expectPresent { failure = missingEntry(table, edit.docId); return }
+                                if edit.present { builder.append(edit.docId, positions: edit.positions) }
+                                follows = false
+                                e += 1
+                            }
+                            if e < end && edits[e].docId == reader.docId {
+                                let edit = edits[e]
+                                if !edit.expectPresent { failure = unexpectedEntry(table, edit.docId); return }
+                                if edit.present { builder.append(edit.docId, positions: edit.positions) }
+                                secure = secure || edit.secure
+                                follows = false
+                                e += 1
+                            } else if follows {
+                                builder.appendEncoded(reader.entryBytes, docId: reader.docId, positions: reader.positions)
+                            } else {
+                                builder.append(reader.docId, positions: reader.positions)
+                                follows = true
+                            }
+                        }
+                    } catch {
+                        malformed = true
+                    }
+                }
+                if malformed { throw fullTextCorruption(table, "a block of a list is malformed") }
+            }
+            if let failure { throw failure }
+            while e < end {
+                let edit = edits[e]
+                if edit.expectPresent { throw missingEntry(table, edit.docId) }
+                if edit.present { builder.append(edit.docId, positions: edit.positions) }
+                e += 1
+            }
+            let blocks = builder.finish()
+            if let first = group.first, secure || blocks.first?.firstDocId != first {
+                key.setUInt64(prefix.count, value: first)
+                try remove(table, key: key, secure: secure)
+            }
+            for block in blocks {
+                key.setUInt64(prefix.count, value: block.firstDocId)
+                try withBytes(block.value) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
+            }
         }
-        if let remaining {
-            try withBytes(remaining.value) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
-        }
+    }
+
+    /// The error for an edit that expects document `docId` in a list that lacks it.
+    private func missingEntry(_ table: ValueBoxTable, _ docId: UInt64) -> BoxwoodError {
+        fullTextCorruption(table, "document \(docId) is missing from a list its record names")
+    }
+
+    /// The error for an edit that adds document `docId` to a list that already has it.
+    private func unexpectedEntry(_ table: ValueBoxTable, _ docId: UInt64) -> BoxwoodError {
+        fullTextCorruption(table, "document \(docId) is in a list its record does not name")
     }
 
     /// The error for malformed full-text data in `table`.

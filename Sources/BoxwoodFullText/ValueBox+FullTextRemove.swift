@@ -7,6 +7,8 @@ extension ValueBox {
     /// `secure` is passed to every engine ``remove(_:key:secure:)`` this makes (the engine scrubs the bytes of
     /// securely removed entries at the next checkpoint). No live table keeps anything of the item's text
     /// afterwards: its text exists only in its own record and in posting keys that carry its document id.
+    /// The record and item entry go at once; the list entries are removed when the transaction's list changes
+    /// are written (at commit or before a query), one rewrite per touched block.
     ///
     /// Requires an open transaction (``begin()``).
     public func fullTextRemove(_ table: ValueBoxFullTextTable, itemId: String, secure: Bool) throws(BoxwoodError) {
@@ -17,34 +19,33 @@ extension ValueBox {
         let itemKey = ValueBoxKey(item)
         let pending = try fullTextPending(tables)
         guard let docId = try fullTextDocId(tables, itemKey) else { return }
-        try pending.flush(into: self)  // the lists must hold every entry of the document
-        try removeFullTextDocument(tables, docId, itemKey: itemKey, secure: secure)
+        try removeFullTextDocument(tables, docId, itemKey: itemKey, secure: secure, pending: pending)
     }
 
-    /// Removes every entry of document `docId` (its lists' entries must all be in their blocks, not buffered),
-    /// and the item entry `itemKey`.
-    func removeFullTextDocument(_ tables: FullTextTables, _ docId: UInt64, itemKey: ValueBoxKey, secure: Bool) throws(BoxwoodError) {
+    /// Removes document `docId`'s record and the item entry `itemKey`, and buffers the removal of its entry from
+    /// every list its record names (`pending.edit`; the entries may be in the blocks or among the buffered appends).
+    func removeFullTextDocument(_ tables: FullTextTables, _ docId: UInt64, itemKey: ValueBoxKey, secure: Bool,
+                                pending: FullTextPendingLists) throws(BoxwoodError) {
+        // The record may hold the largest docId: look the next one up before it goes (`FullTextPendingLists`).
+        if pending.nextDocId == nil { pending.nextDocId = try nextFullTextDocId(tables) }
         let docKey = FullTextKeys.document(docId)
-        var lists: [(part: FullTextPart, prefix: [UInt8])] = []
         let parsed = try withValue(tables.documents, key: docKey) { bytes -> Bool in
             var terms = FullTextDocumentTerms()
             guard let view = FullTextDocumentView(bytes), terms.parse(view.rest) else { return false }
             let distinct = terms.distinctTokens()
-            lists.reserveCapacity(distinct.terms.count + distinct.tags.count + 1)
-            for term in distinct.terms { lists.append((.postings, term + [0])) }
-            for tag in distinct.tags { lists.append((.tags, tag + [0])) }
-            lists.append((.collections, FullTextKeys.collectionPrefix(Array(view.collection))))
+            for term in distinct.terms { removeEntry(pending, .postings, term + [0], docId, secure) }
+            for tag in distinct.tags { removeEntry(pending, .tags, tag + [0], docId, secure) }
+            removeEntry(pending, .collections, FullTextKeys.collectionPrefix(Array(view.collection)), docId, secure)
             return true
         }
         if parsed == false {
             throw .corrupted(file: path, page: nil, reason: "full-text document \(docId) of table \(tables.documents.id) is malformed")
         }
-        for list in lists {
-            try withBytes(list.prefix) { (prefix) throws(BoxwoodError) in
-                try removeFromFullTextList(tables.table(list.part), prefix: prefix, hasPositions: list.part == .postings, docId: docId, secure: secure)
-            }
-        }
         try remove(tables.documents, key: docKey, secure: secure)
         try remove(tables.items, key: itemKey, secure: secure)
+    }
+
+    private func removeEntry(_ pending: FullTextPendingLists, _ part: FullTextPart, _ prefix: [UInt8], _ docId: UInt64, _ secure: Bool) {
+        prefix.withUnsafeBytes { pending.edit(part, prefix: $0, docId: docId, present: false, secure: secure) }
     }
 }

@@ -35,10 +35,7 @@ extension ValueBox {
         let pending = try fullTextPending(tables)
         let itemKey = ValueBoxKey(item)
         if let previous = try fullTextDocId(tables, itemKey) {
-            // Removal edits the lists' blocks: the buffered entries go there first (and the buffer's
-            // invariant, docIds above every block's, holds for the id chosen below).
-            try pending.flush(into: self)
-            try removeFullTextDocument(tables, previous, itemKey: itemKey, secure: false)
+            try removeFullTextDocument(tables, previous, itemKey: itemKey, secure: false, pending: pending)
         }
         let docId: UInt64
         if let next = pending.nextDocId { docId = next } else { docId = try nextFullTextDocId(tables) }

@@ -117,6 +117,8 @@ extension ValueBox {
             for secure in [true, false] {
                 try box.begin()
                 try box.fullTextRemove(ft, itemId: "a", secure: secure)
+                // The list entries go when the transaction's list changes are written: a query writes them.
+                #expect(try match(box, "four") == ["b"])
                 var removes = 0, sets = 0
                 var securelyRemoved = Set<[UInt8]>()
                 let record = box.record.bytes
@@ -221,7 +223,8 @@ extension ValueBox {
                 try box.commit()
                 expectError("corrupted") { _ = try match(box, "hello") }
                 try box.begin()
-                expectError("corrupted") { try box.fullTextRemove(ft, itemId: "b", secure: false) }
+                // A removal edits the lists when the transaction's list changes are written (here at commit).
+                expectError("corrupted") { try box.fullTextRemove(ft, itemId: "b", secure: false); try box.commit() }
                 expectError("corrupted") { try box.fullTextSet(ft, collectionId: "p1", itemId: "c", contents: "hello", tags: "") ; try box.commit() }
                 // The failed flush wrote some lists and lost the rest: committing again must not succeed.
                 expectError("corrupted") { try box.commit() }

@@ -3,7 +3,7 @@ import Foundation
 @testable import BoxwoodStore
 @testable import BoxwoodFullText
 
-// Model-based randomized test of the full-text index: random sets, replacements and removals of documents
+// Model-based randomized test of the full-text index: random sets, replacements, tag updates and removals of documents
 // mixing Latin (with diacritics), Cyrillic, CJK and emoji, in transactions that commit or abort, with
 // close/reopen of the database; every query (words, prefixes, phrases, ANDs, collection and tag filters) is
 // compared, in order, with a brute-force evaluation over an array of documents tokenized by the same
@@ -18,8 +18,8 @@ private struct ModelDocument {
     let collection: String
     let item: String
     let tokens: [[UInt8]]
-    let tags: Set<[UInt8]>
-    /// When it was set: larger is newer.
+    var tags: Set<[UInt8]>
+    /// When it was set: larger is newer (a tag update keeps it).
     let sequence: Int
 }
 
@@ -72,7 +72,7 @@ private final class FullTextModelRun {
     var sequence = 0
     var operation = 0
     var lastOperation = ""
-    var stats = (sets: 0, removes: 0, queries: 0, hits: 0, commits: 0, aborts: 0, reopens: 0)
+    var stats = (sets: 0, retags: 0, removes: 0, queries: 0, hits: 0, commits: 0, aborts: 0, reopens: 0)
     /// The block size the run uses (`FullTextPostingBlock.maxBytes`): tiny ones split lists often.
     var maxBlockBytes = FullTextPostingBlock.maxBytes
 
@@ -128,9 +128,10 @@ private final class FullTextModelRun {
                 }
                 continue
             }
-            switch rng.below(40) {
+            switch rng.below(46) {
             case 0...16: try set()
             case 17...22: try remove()
+            case 40...45: try updateTags()
             case 23...33: try query()
             case 34...37: try commit()
             default:
@@ -168,6 +169,17 @@ private final class FullTextModelRun {
         documents[item] = ModelDocument(collection: collection, item: item, tokens: tokens(contents),
                                         tags: Set(tokens(tags)), sequence: sequence)
         stats.sets += 1
+    }
+
+    /// `fullTextUpdateTags`: the item keeps its contents, collection and place in the result order.
+    func updateTags() throws {
+        let item = "p1a0b\(rng.below(60))"
+        let tags = pick(documentTags)
+        lastOperation = "update tags of \(item) to \(tags.debugDescription)"
+        let updated = try box.fullTextUpdateTags(table, itemId: item, tags: tags)
+        if updated != (documents[item] != nil) { throw fail("fullTextUpdateTags returned \(updated) for an item the model \(documents[item] == nil ? "lacks" : "has")") }
+        documents[item]?.tags = Set(tokens(tags))
+        stats.retags += 1
     }
 
     func remove() throws {
@@ -318,6 +330,6 @@ private final class FullTextModelRun {
         }
         let s = run.stats
         print("FullTextModelTests: seed \(seed), \(operations) operations in \(String(format: "%.1f", Date().timeIntervalSince(started))) s: "
-            + "\(s.sets) sets, \(s.removes) removes, \(s.queries) queries (\(s.hits) results), \(s.commits) commits, \(s.aborts) aborts, \(s.reopens) reopens")
+            + "\(s.sets) sets, \(s.retags) tag updates, \(s.removes) removes, \(s.queries) queries (\(s.hits) results), \(s.commits) commits, \(s.aborts) aborts, \(s.reopens) reopens")
     }
 }

@@ -128,7 +128,8 @@ import Foundation
         }
     }
 
-    /// The transaction's WAL record shows what the engine was asked to do: `fullTextRemove` makes only
+    /// The transaction's WAL record shows what the engine was asked to do: `fullTextRemove` (with the list changes
+    /// it buffers) makes only
     /// `remove` operations, one per entry of the item, each carrying the caller's `secure` flag.
     @Test func secureFlagReachesEveryEngineRemove() throws {
         try withTemporaryBox("fts-secure") { box, _ in
@@ -138,6 +139,11 @@ import Foundation
             for secure in [true, false] {
                 try box.begin()
                 try box.fullTextRemove(ft, itemId: "a", secure: secure)
+                // The list entries go when the transaction's list changes are written: a query writes them.
+                try box.fullTextMatch(ft, collectionId: nil, query: "one", tags: nil) { _, _ in
+                    Issue.record("a removed item was found")
+                    return true
+                }
                 var removes = 0
                 let record = box.record.bytes
                 var reader = ByteReader(start: record.memory + WriteAheadLog.recordHeaderSize, count: record.count - WriteAheadLog.recordHeaderSize)

@@ -88,7 +88,27 @@ import BoxwoodStore
                 for _ in 0..<(1 + state.rng.below(4)) {
                     let chat = chats[state.rng.below(chats.count)]
                     let messageId = Int32(1 + state.rng.below(40))
-                    switch state.rng.below(6) {
+                    switch state.rng.below(9) {
+                    case 6:
+                        // An update of text or tags only (a tag-only change edits the text index in place).
+                        let id = MessageId(peerId: chat, namespace: 0, id: messageId)
+                        if let old = try tx.getMessage(id) {
+                            let text = state.rng.below(2) == 0 ? old.text : "u\(messageId)-\(round)"
+                            try tx.updateMessage(id, StoreMessage(id: .id(id), timestamp: old.timestamp, flags: old.flags,
+                                                                  tags: state.rng.below(2) == 0 ? [] : MessageTags(rawValue: 1),
+                                                                  authorId: old.authorId, text: text, attributes: old.attributes))
+                        }
+                    case 7:
+                        // Authors renamed: every message they wrote (or wrote a reply's target) renders anew.
+                        let user = peer(0, Int64(100 + state.rng.below(3)))
+                        try tx.updatePeers([TestUser(id: user, firstName: "user\(round)", lastName: "", username: nil)])
+                    case 8:
+                        // A reply by a user, to a message of this chat or another one (stored or not).
+                        let target = MessageId(peerId: chats[state.rng.below(chats.count)], namespace: 0, id: Int32(1 + state.rng.below(40)))
+                        try tx.addMessages([StoreMessage(id: .id(MessageId(peerId: chat, namespace: 0, id: messageId)), timestamp: messageId,
+                                                         flags: [.incoming], authorId: peer(0, Int64(100 + state.rng.below(3))),
+                                                         text: "r\(messageId)", attributes: [ReplyAttribute(messageId: target)])],
+                                           location: .random)
                     case 0, 1:
                         try tx.addMessages([self.message(chat, messageId, messageId, "t\(messageId)", tags: state.rng.below(2) == 0 ? [] : MessageTags(rawValue: 1))],
                                            location: state.rng.below(3) == 0 ? .upperHistoryBlock : .random)
@@ -109,7 +129,9 @@ import BoxwoodStore
                     for key in keys {
                         let live = postbox.viewTracker.snapshot(id)?.views[key]
                         let fresh = try key.makeView(tables: tables, tracker: postbox.viewTracker).immutableView()
-                        if fingerprint(live) != fingerprint(fresh) { return "\(key): live \(fingerprint(live)) fresh \(fingerprint(fresh))" }
+                        if detailedFingerprint(live) != detailedFingerprint(fresh) {
+                            return "\(key): live \(detailedFingerprint(live)) fresh \(detailedFingerprint(fresh))"
+                        }
                     }
                     return nil
                 }
@@ -121,6 +143,17 @@ import BoxwoodStore
         }
         try await postbox.close()
     }
+}
+
+/// `fingerprint`, with what a history view's messages render besides their own fields: the stable version, the
+/// author's name and each replied-to message's text and author.
+private func detailedFingerprint(_ view: (any PostboxView)?) -> String {
+    guard let view = view as? MessageHistoryView else { return fingerprint(view) }
+    func name(_ message: Message) -> String { (message.author as? TestUser)?.firstName ?? "-" }
+    return view.fingerprint + " " + view.entries.map { message in
+        "v\(message.stableVersion) \(name(message)) "
+            + message.associatedMessageIds.map { id in message.associatedMessages[id].map { "\($0.text)/\(name($0))" } ?? "none" }.joined(separator: ",")
+    }.joined(separator: "; ")
 }
 
 /// A comparable rendering of a snapshot (dictionary-free).

@@ -78,6 +78,41 @@ import Testing
         try await reopened.close()
     }
 
+    /// `updateMessage(_:update:)`: the closure sees the stored message (without the messages it refers to) and its
+    /// result replaces it like `updateMessage(_:_:)`; nil, or a message that is not stored, changes nothing.
+    @Test func updateMessageWithAClosure() async throws {
+        let path = temporaryPath("update-closure")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let postbox = try await Postbox.open(path: path, seedConfiguration: Self.seed)
+        let alice = peer(0, 10)
+        let id = MessageId(peerId: alice, namespace: 0, id: 1)
+        let results = try await postbox.transaction { tx -> [Bool] in
+            _ = try tx.addMessages([self.message(alice, 1, timestamp: 100, text: "hello boxwood")], location: .upperHistoryBlock)
+            let missing = try tx.updateMessage(MessageId(peerId: alice, namespace: 0, id: 2)) { _ in
+                Issue.record("called for a message that is not stored")
+                return nil
+            }
+            let skipped = try tx.updateMessage(id) { stored in
+                #expect(stored.text == "hello boxwood")
+                return nil
+            }
+            let updated = try tx.updateMessage(id) { stored in
+                StoreMessage(id: .id(stored.id), timestamp: stored.timestamp, flags: stored.flags, tags: MessageTags(rawValue: 4),
+                             authorId: stored.authorId, text: stored.text + " again")
+            }
+            return [missing, skipped, updated]
+        }
+        #expect(results == [false, false, true])
+        let (stored, found, tagged) = try await postbox.transaction { tx in
+            (try tx.getMessage(id), try tx.searchMessages("again").map(\.id), try tx.searchMessages("hello", tags: MessageTags(rawValue: 4)).map(\.id))
+        }
+        #expect(stored?.text == "hello boxwood again")
+        #expect(stored?.stableVersion == 1)
+        #expect(found == [id])
+        #expect(tagged == [id])
+        try await postbox.close()
+    }
+
     /// The rate of adding messages through the whole Postbox path (change record, chat list replay, text
     /// index, commit), one per transaction and 1,000 per transaction. Printed only. Larger runs:
     /// `BOXWOOD_POSTBOX_BENCH=1` (use a release build with `-Xswiftc -enable-testing`).

@@ -16,7 +16,8 @@ struct MessageRenderer {
         try tables.history.history.getMessage(id).map { stored in try render(stored, resolvingAssociatedMessages: resolvingAssociatedMessages) }
     }
 
-    private func render(_ stored: IntermediateMessage, resolvingAssociatedMessages: Bool) throws -> Message {
+    /// `stored` with what it refers to resolved (the messages it refers to only with `resolvingAssociatedMessages`).
+    func render(_ stored: IntermediateMessage, resolvingAssociatedMessages: Bool) throws -> Message {
         var message = stored
         message.media = try tables.history.history.resolveMedia(stored.media)
         let chat = try tables.peers.get(message.id.peerId)

@@ -10,6 +10,10 @@ public struct PostboxChanges {
     /// The chats whose history changed (every chat ``operationsByPeerId`` would list), whether or not the
     /// operations were rendered: what the views test.
     public var historyPeerIds: Set<PeerId> = []
+    /// The messages the history changes of ``historyPeerIds`` touched (inserted, removed, updated or moved), by
+    /// id; nil when not known. A history view keeps its other rendered messages instead of rendering them again
+    /// (`MutableMessageHistoryView.replay`).
+    var historyMessageIds: Set<MessageId>? = nil
     /// Shared media changed in place (``Transaction/updateMedia(_:update:)``), with their new values: every message
     /// that carries one shows the new value.
     public var updatedMedia: [MediaId: any Media] = [:]

@@ -54,6 +54,18 @@ final class PostboxTables {
         var changes = PostboxChanges()
         let table = history.history
         changes.historyPeerIds = Set(table.operationsByPeerId.keys)
+        var touched = Set<MessageId>()
+        for operations in table.operationsByPeerId.values {
+            for operation in operations {
+                switch operation {
+                case let .insertMessage(message): touched.insert(message.id)
+                case let .remove(entries): for (index, _) in entries { touched.insert(index.id) }
+                case let .updateTimestamp(index, _): touched.insert(index.id)
+                case .updateReadState: break  // not part of a rendered message
+                }
+            }
+        }
+        changes.historyMessageIds = touched
         let renderer = MessageRenderer(tables: self)
         if renderingMessages { changes.operationsByPeerId = try table.operationsByPeerId.mapValues { operations in
             try operations.compactMap { operation -> MessageHistoryOperation? in

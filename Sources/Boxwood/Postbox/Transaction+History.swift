@@ -45,6 +45,19 @@ extension Transaction {
     /// Replaces a message (its id, timestamp, tags and text may change; indices follow).
     public func updateMessage(_ id: MessageId, _ message: StoreMessage) throws { try history.history.updateMessage(id, message) }
 
+    /// Replaces message `id` with what `update` makes of it, as ``updateMessage(_:_:)`` does: `update` gets the
+    /// stored message as ``getMessageWithoutAssociatedMessages(_:)`` renders it and returns the replacement, or nil
+    /// to leave it as it is. One read of the stored message for both (a read-compare-rewrite caller would read it
+    /// twice otherwise). Returns false when the message is not stored or `update` returned nil.
+    @discardableResult
+    public func updateMessage(_ id: MessageId, update: (Message) throws -> StoreMessage?) throws -> Bool {
+        let tables = try tables
+        guard let stored = try tables.history.history.getMessage(id),
+              let replacement = try update(try MessageRenderer(tables: tables).render(stored, resolvingAssociatedMessages: false)) else { return false }
+        try tables.history.history.updateMessage(id, replacement, stored: stored)
+        return true
+    }
+
     /// The stored message `id` with its peers and the messages it refers to resolved; nil when there is none.
     public func getMessage(_ id: MessageId) throws -> Message? { try MessageRenderer(tables: try tables).message(id) }
 

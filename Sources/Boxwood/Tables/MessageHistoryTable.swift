@@ -240,8 +240,9 @@ final class MessageHistoryTable: Table {
     /// a removal and an insertion, as in Postbox. Tag summaries: within the same chat and namespace only the tag bits
     /// removed are uncounted and those added counted (always, whatever the summary's `maxId`); a message moved to
     /// another chat or namespace is uncounted there and counted as newly added at its new id.
-    func updateMessage(_ id: MessageId, _ message: StoreMessage) throws {
-        guard let old = try getMessage(id) else { throw HistoryTableError.messageNotFound(id) }
+    /// `stored`, when given, is message `id` as stored now (read by the caller in this transaction, unchanged since).
+    func updateMessage(_ id: MessageId, _ message: StoreMessage, stored: IntermediateMessage? = nil) throws {
+        guard let old = try stored ?? getMessage(id) else { throw HistoryTableError.messageNotFound(id) }
         let newId: MessageId
         switch message.id {
         case let .id(messageId):
@@ -259,15 +260,41 @@ final class MessageHistoryTable: Table {
         }
         if newId.peerId != id.peerId { try holeTable.ensureInitialized(newId.peerId) }
         let fresh = IntermediateMessage(stableId: old.stableId, stableVersion: old.stableVersion &+ 1, id: newId, message: message)
-        // The text index entry (keyed by id, holding the text and the tags) is rewritten only when one of them
-        // changes, as in Postbox: an update of reactions, counters or a flag leaves it as it is.
-        let reindexesText = newId != id || fresh.text != old.text || fresh.tags != old.tags
-        try unstore(old, indexesText: reindexesText)
+        // The text index entry (keyed by id, holding the text and the tags) is replaced only when the id or the
+        // text changes; a change of tags alone (a pin, a mention read) edits its tags in place, and an update of
+        // reactions, counters or a flag leaves it as it is.
+        let reindexesText = newId != id || fresh.text != old.text
+        let retagsText = !reindexesText && fresh.tags != old.tags
+        // An update that keeps the index, the tags, the globally unique id and the unsent state of a message
+        // without shareable media (before and after) leaves every index entry but the id index's flags as it is:
+        // only the value, the id index and (when the text changes) the text index are written. Same tables and
+        // change record as removing and storing it (none of those steps records anything else, and the read-state
+        // steps read no message).
+        let inPlace = newId == id && fresh.timestamp == old.timestamp && fresh.tags == old.tags
+            && fresh.globallyUniqueId == old.globallyUniqueId
+            && !MessageHistoryUnsentTable.isIndexed(old.flags) && !MessageHistoryUnsentTable.isIndexed(fresh.flags)
+            && !old.media.contains { $0.id != nil } && !fresh.media.contains { $0.id != nil }
+        if !inPlace { try unstore(old, indexesText: reindexesText) }
         append(id.peerId, .remove([(old.index, old.tags)]))
         if old.countsAsIncoming {
             updateReadState(id.peerId, try readStateTable.deleteIncomingMessages(id.peerId, indices: [old.index]))
         }
-        let updated = try store(fresh, indexesText: reindexesText)
+        let updated: IntermediateMessage
+        if inPlace {
+            try rewriteStoredValue(fresh)
+            try indexTable.set(fresh)
+            if reindexesText, configuration.indexMessageText, let textIndexTable {
+                if !old.text.isEmpty { try textIndexTable.remove(id: id) }
+                if !fresh.text.isEmpty { try textIndexTable.add(id: id, text: fresh.text, tags: fresh.tags) }
+            }
+            updated = fresh
+        } else {
+            updated = try store(fresh, indexesText: reindexesText)
+        }
+        if retagsText, configuration.indexMessageText, let textIndexTable, !updated.text.isEmpty,
+           try !textIndexTable.updateTags(id: newId, tags: updated.tags) {
+            try textIndexTable.add(id: newId, text: updated.text, tags: updated.tags)
+        }
         append(newId.peerId, .insertMessage(updated))
         if newId.peerId == id.peerId && newId.namespace == id.namespace {
             try uncountSummaryTags(old.tags.subtracting(updated.tags), id: id)

@@ -41,6 +41,12 @@ final class MessageHistoryTextIndexTable {
         try valueBox.fullTextSet(table, collectionId: Self.collectionId(id.peerId), itemId: Self.itemId(id), contents: text, tags: Self.tags(tags))
     }
 
+    /// Replaces the tags of message `id`'s entry, keeping its text (``ValueBox/fullTextUpdateTags(_:itemId:tags:)``);
+    /// false when the message is not indexed.
+    func updateTags(id: MessageId, tags: MessageTags) throws -> Bool {
+        try valueBox.fullTextUpdateTags(table, itemId: Self.itemId(id), tags: Self.tags(tags))
+    }
+
     func remove(id: MessageId) throws {
         try valueBox.fullTextRemove(table, itemId: Self.itemId(id), secure: false)
     }

@@ -35,11 +35,11 @@ final class MutableMessageHistoryView: MutablePostboxView {
     let count: Int
     let tag: MessageTags?
     private(set) var entries: [Message] = []
-    /// The peers the entries resolve (or would, once stored), and the chats of the messages they refer to: a change
-    /// there re-renders the window.
+    /// The peers the entries and the messages they refer to resolve (or would, once stored), and the chats of the
+    /// messages they refer to: a change there re-renders the window.
     private var referencedPeerIds: Set<PeerId> = []
     private var referencedChats: Set<PeerId> = []
-    /// The media the entries show: one updated in place re-renders the window.
+    /// The media the entries and the messages they refer to show: one updated in place re-renders the window.
     private var referencedMedia: Set<MediaId> = []
     private(set) var holes: [ClosedRange<MessageId.Id>] = []
     private var updateType = ViewUpdateType.initial
@@ -71,7 +71,12 @@ final class MutableMessageHistoryView: MutablePostboxView {
         return try history.indices(peerId: peerId, namespaces: [namespace], anchor: anchor, direction: direction, limit: limit)
     }
 
-    private func load(_ tables: PostboxTables) throws {
+    /// Loads the window. With `keeping` (the ids of the messages the transaction touched, see
+    /// ``PostboxChanges/historyMessageIds``), a message still in the window at the same index is kept as rendered
+    /// unless it or a message it refers to was touched, or a peer or medium one of those it refers to resolves:
+    /// then its stored value and everything its rendering reads are unchanged (the caller reloads everything when
+    /// a peer, medium or other chat the window's messages refer to changed).
+    private func load(_ tables: PostboxTables, keeping touched: Set<MessageId>? = nil, changes: PostboxChanges? = nil) throws {
         var list: [MessageIndex]
         // A side of the window that got fewer messages than it wants reaches the end of the history that way: the
         // holes out there are in view. (An anchored window short above its anchor still ends below at its oldest
@@ -90,9 +95,20 @@ final class MutableMessageHistoryView: MutablePostboxView {
             coversBottom = list.count < count
         }
         let renderer = MessageRenderer(tables: tables)
-        entries = try list.compactMap { try tables.history.history.message(at: $0).map(renderer.render) }
-        referencedPeerIds = Set(entries.flatMap(\.referencedPeerIds))
-        referencedMedia = Set(entries.flatMap(\.mediaIds))
+        var kept: [MessageIndex: Message] = [:]
+        if let touched {
+            for message in entries where !touched.contains(message.id) && !message.associatedMessageIds.contains(where: touched.contains)
+                && !message.associatedMessages.values.contains(where: { Self.touches($0, changes) }) {
+                kept[message.index] = message
+            }
+        }
+        entries = try list.compactMap { index in
+            if let message = kept[index] { return message }
+            return try tables.history.history.message(at: index).map(renderer.render)
+        }
+        // The messages the entries refer to render their own peers and media (a reply shows its target's author).
+        referencedPeerIds = Set(entries.flatMap { $0.referencedPeerIds + $0.associatedMessages.values.flatMap(\.referencedPeerIds) })
+        referencedMedia = Set(entries.flatMap { $0.mediaIds + $0.associatedMessages.values.flatMap(\.mediaIds) })
         referencedChats = Set(entries.flatMap { $0.associatedMessageIds.map(\.peerId) })
         referencedChats.remove(peerId)
         let lowest: MessageId.Id = coversBottom ? 1 : (list.first?.id.id ?? 1)
@@ -101,15 +117,23 @@ final class MutableMessageHistoryView: MutablePostboxView {
             ? try tables.history.holes.holes(peerId: peerId, namespace: namespace, space: space, overlapping: lowest...highest) : []
     }
 
+    /// Whether `changes` updated a peer or medium that rendered message `message` resolves.
+    private static func touches(_ message: Message, _ changes: PostboxChanges?) -> Bool {
+        guard let changes else { return true }
+        return ViewValueComparison.touches(Set(message.referencedPeerIds), changes.updatedPeers)
+            || ViewValueComparison.touches(Set(message.mediaIds), changes.updatedMedia)
+    }
+
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
-        let touchedHistory = changes.historyPeerIds.contains(peerId)
-            || ViewValueComparison.touches(referencedChats, changes.historyPeerIds)
+        // A change to what the rendered messages refer to outside this chat's history renders them all again.
+        let touchedReferences = ViewValueComparison.touches(referencedChats, changes.historyPeerIds)
             || ViewValueComparison.touches(referencedPeerIds, changes.updatedPeers)
             || ViewValueComparison.touches(referencedMedia, changes.updatedMedia)
+        let touchedHistory = touchedReferences || changes.historyPeerIds.contains(peerId)
         let holeOperations = changes.holeOperations.filter { $0.key.peerId == peerId && $0.key.namespace == namespace }
         guard touchedHistory || !holeOperations.isEmpty else { return false }
         let before = (entries, holes)
-        try load(tables)
+        try load(tables, keeping: touchedReferences ? nil : changes.historyMessageIds, changes: changes)
         guard holes != before.1 || !ViewValueComparison.same(entries, before.0) else { return false }
         let filled = holeOperations.values.contains { $0.contains { if case .remove = $0 { return true } else { return false } } }
         updateType = filled ? .fillHole : .generic
@@ -176,7 +200,12 @@ final class MutableChatListView: MutablePostboxView {
         try load(tables)
     }
 
-    private func load(_ tables: PostboxTables) throws {
+    /// Loads the window. With `keeping` (the ids of the messages the transaction touched, see
+    /// ``PostboxChanges/historyMessageIds``), a message still in the window at the same index is kept as rendered
+    /// unless it or a message it refers to was touched, or a peer or medium one of those it refers to resolves:
+    /// then its stored value and everything its rendering reads are unchanged (the caller reloads everything when
+    /// a peer, medium or other chat the window's messages refer to changed).
+    private func load(_ tables: PostboxTables, keeping touched: Set<MessageId>? = nil, changes: PostboxChanges? = nil) throws {
         entries = try ChatListItemLoader(tables: tables).entries(groupId: groupId, before: anchor, count: count)
         let items = entries.compactMap { entry -> ChatListItem? in if case let .chat(item) = entry { item } else { nil } }
         listed = Set(items.map(\.peerId))
@@ -188,6 +217,13 @@ final class MutableChatListView: MutablePostboxView {
     /// Reloads when the group's order changed or when something a row shows changed: a listed chat's history (its
     /// top message edited, its read state), a peer a row resolves, a read state or notification settings, a listed
     /// chat's interface state (draft) or tag summaries.
+    /// Whether `changes` updated a peer or medium that rendered message `message` resolves.
+    private static func touches(_ message: Message, _ changes: PostboxChanges?) -> Bool {
+        guard let changes else { return true }
+        return ViewValueComparison.touches(Set(message.referencedPeerIds), changes.updatedPeers)
+            || ViewValueComparison.touches(Set(message.mediaIds), changes.updatedMedia)
+    }
+
     func replay(tables: PostboxTables, changes: PostboxChanges) throws -> Bool {
         let touched = !(changes.chatListOperations[groupId]?.isEmpty ?? true)
             || ViewValueComparison.touches(listed, changes.historyPeerIds)

@@ -71,14 +71,23 @@ struct SyncReplayer {
         return ReplayResult(events: recorder.events, discoveredChats: discovered)
     }
 
+    /// The peer to store when the server sends `new` (nil: leave the stored one): a new peer always, a known one
+    /// only when `overwrite` and it differs. An unchanged peer is not stored again, so the change record does not
+    /// list it and the views that show it do not render again (a difference repeats the users and chats of
+    /// every message it carries).
+    static func merged(_ current: (any Peer)?, _ new: any Peer, overwrite: Bool) -> (any Peer)? {
+        guard let current else { return new }
+        return overwrite && !current.isEqual(new) ? new : nil
+    }
+
     private func apply(_ operation: SyncMutation, in transaction: Transaction, events: inout EventRecorder) throws {
         switch operation {
         case let .mergeUsers(users, overwrite):
             let peers: [any Peer] = users.map(SyncUser.init)
-            try transaction.updatePeers(peers, update: { current, new in (current == nil || overwrite) ? new : current })
+            try transaction.updatePeers(peers, update: { current, new in Self.merged(current, new, overwrite: overwrite) })
         case let .mergeChats(chats, overwrite):
             let peers: [any Peer] = chats.map(SyncChat.init)
-            try transaction.updatePeers(peers, update: { current, new in (current == nil || overwrite) ? new : current })
+            try transaction.updatePeers(peers, update: { current, new in Self.merged(current, new, overwrite: overwrite) })
         case let .addMessages(messages, source):
             let added = try SyncStorage.addMessages(messages, location: .upperHistoryBlock, accountPeerId: accountPeerId, in: transaction)
             events.newMessages(added.filter { !$0.outgoing }.map(\.messageId), source)

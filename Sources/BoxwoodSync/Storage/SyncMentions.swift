@@ -83,8 +83,9 @@ enum SyncMentions {
     static func clearTag(_ peerId: PeerId, ids: some Sequence<Int32>, in transaction: Transaction) throws {
         for id in ids {
             let messageId = MessageId(peerId: peerId, namespace: cloud, id: id)
-            guard let stored = try transaction.getMessageWithoutAssociatedMessages(messageId), stored.tags.contains(tag) else { continue }
-            try transaction.updateMessage(messageId, SyncStorage.restored(stored, tags: stored.tags.subtracting(tag)))
+            try transaction.updateMessage(messageId) { stored in
+                stored.tags.contains(tag) ? SyncStorage.restored(stored, tags: stored.tags.subtracting(tag)) : nil
+            }
         }
     }
 

@@ -112,26 +112,31 @@ enum SyncStorage {
     @discardableResult
     static func updateIfNewer(_ message: ApiMessage, fetched: Bool = false, accountPeerId: PeerId, in transaction: Transaction) throws -> MessageChange {
         let id = messageId(message)
-        // Only the message itself is compared and rewritten: the message a reply refers to is not read.
-        guard let stored = try transaction.getMessageWithoutAssociatedMessages(id) else { return .none }
-        let newer = (message.content.revision, message.editVersion) > version(stored)
-        let pinnedDiffers = stored.tags.contains(pinnedTag) != message.pinned
-        // A mention, once seen, stays seen (the flag only goes from unread to read): a copy that still says unread
-        // is older than the read applied here.
-        let unreadMention = message.isUnreadMention && (fetched || stored.tags.contains(SyncMentions.tag))
-        let mentionDiffers = stored.tags.contains(SyncMentions.tag) != unreadMention
-        guard newer || pinnedDiffers || mentionDiffers else { return .none }
-        var replacement = storeMessage(message, unreadMention: unreadMention)
-        if !newer {
-            var tags = message.pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)
-            if unreadMention { tags.insert(SyncMentions.tag) } else { tags.remove(SyncMentions.tag) }
-            replacement = restored(stored, tags: tags)
+        var change = MessageChange.none
+        // Only the message itself is compared and rewritten: the message a reply refers to is not read (and the
+        // stored message is read once for the comparison and the update).
+        try transaction.updateMessage(id) { stored in
+            let newer = (message.content.revision, message.editVersion) > version(stored)
+            let pinnedDiffers = stored.tags.contains(pinnedTag) != message.pinned
+            // A mention, once seen, stays seen (the flag only goes from unread to read): a copy that still says unread
+            // is older than the read applied here.
+            let unreadMention = message.isUnreadMention && (fetched || stored.tags.contains(SyncMentions.tag))
+            let mentionDiffers = stored.tags.contains(SyncMentions.tag) != unreadMention
+            guard newer || pinnedDiffers || mentionDiffers else { return nil }
+            guard newer else {
+                change = .other
+                var tags = message.pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)
+                if unreadMention { tags.insert(SyncMentions.tag) } else { tags.remove(SyncMentions.tag) }
+                return restored(stored, tags: tags)
+            }
+            if message.editVersion > editVersion(stored) || message.text != stored.text {
+                change = .edited
+            } else {
+                change = SyncMessageContent.content(of: stored).reactions != message.content.reactions ? .reactions : .other
+            }
+            return storeMessage(message, unreadMention: unreadMention)
         }
-        try transaction.updateMessage(id, replacement)
-        guard newer else { return .other }
-        if message.editVersion > editVersion(stored) || message.text != stored.text { return .edited }
-        let reactions = SyncMessageContent.content(of: stored).reactions
-        return reactions != message.content.reactions ? .reactions : .other
+        return change
     }
 
     /// What ``updateIfNewer(_:accountPeerId:in:)`` changed in a stored message.
@@ -146,8 +151,10 @@ enum SyncStorage {
     }
 
     static func setPinned(_ id: MessageId, _ pinned: Bool, in transaction: Transaction) throws {
-        guard let stored = try transaction.getMessageWithoutAssociatedMessages(id), stored.tags.contains(pinnedTag) != pinned else { return }
-        try transaction.updateMessage(id, restored(stored, tags: pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag)))
+        try transaction.updateMessage(id) { stored in
+            guard stored.tags.contains(pinnedTag) != pinned else { return nil }
+            return restored(stored, tags: pinned ? stored.tags.union(pinnedTag) : stored.tags.subtracting(pinnedTag))
+        }
     }
 
     /// A stored message as a `StoreMessage`, with the given fields replaced.
