@@ -176,5 +176,9 @@ enum SyncMentions {
         let remaining = Int32(clamping: tagged.lazy.filter { $0 > maxId }.count)
         try transaction.replaceMessageTagSummary(peerId: peerId, tagMask: tag, namespace: cloud, count: remaining,
                                                  maxId: max(maxId, summary?.range.maxId ?? 0))
+        // The read may have removed the last hole: then the count is the stored tags' and `maxId` 0, as after any
+        // fill (a `maxId` kept here would leave a tagged message stored later below it uncounted, and its read
+        // uncounted anyway: a count one too low).
+        try recountIfComplete(peerId, in: transaction)
     }
 }
