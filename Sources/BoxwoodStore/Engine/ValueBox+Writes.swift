@@ -183,6 +183,7 @@ extension ValueBox {
     @inline(__always)
     func perform(_ operation: WALOperation) throws(BoxwoodError) {
         // A large value goes straight into the data file (ValueBox+WrittenOnceValues.swift), unless that write fails.
+        // (A buffer of more than `overflowPayload` bytes has a base address.)
         if case let .set(table, keyType, key, value) = operation, value.count > PageLayout.overflowPayload, writesOnce(value.count),
            try setWrittenOnce(table, keyType, key: key, value: value.baseAddress.unsafelyUnwrapped, count: value.count) {
             return
