@@ -33,15 +33,22 @@ enum FullTextDocument {
         var tags = tags, contents = contents
         tags.withUTF8 { tags in
             contents.withUTF8 { contents in
-                out.reserve(collection.count + item.count + tags.count + contents.count + 16)
-                appendField(collection[...], to: out)
-                appendField(item[...], to: out)
-                out.appendVarint(UInt64(textForm))
-                out.appendVarint(UInt64(tags.count))
-                out.append(UnsafeRawBufferPointer(tags))
-                out.append(UnsafeRawBufferPointer(contents))
+                appendTextForm(collection: collection, item: item, tags: UnsafeRawBufferPointer(tags),
+                               contents: UnsafeRawBufferPointer(contents), into: out)
             }
         }
+    }
+
+    /// Appends a record in text form from the bytes of its ASCII `tags` and `contents`.
+    private static func appendTextForm(collection: [UInt8], item: [UInt8], tags: UnsafeRawBufferPointer,
+                                       contents: UnsafeRawBufferPointer, into out: ByteBuffer) {
+        out.reserve(collection.count + item.count + tags.count + contents.count + 16)
+        appendField(collection[...], to: out)
+        appendField(item[...], to: out)
+        out.appendVarint(UInt64(textForm))
+        out.appendVarint(UInt64(tags.count))
+        out.append(tags)
+        out.append(contents)
     }
 
     /// Appends a record in token form.
@@ -79,13 +86,7 @@ enum FullTextDocument {
                 if asciiTags {
                     var tags = tags
                     tags.withUTF8 { tags in
-                        out.reserve(collection.count + item.count + tags.count + contents.count + 16)
-                        appendField(collection[...], to: out)
-                        appendField(item[...], to: out)
-                        out.appendVarint(UInt64(textForm))
-                        out.appendVarint(UInt64(tags.count))
-                        out.append(UnsafeRawBufferPointer(tags))
-                        out.append(contents)
+                        appendTextForm(collection: collection, item: item, tags: UnsafeRawBufferPointer(tags), contents: contents, into: out)
                     }
                     return true
                 }

@@ -70,7 +70,8 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
 
     /// What the writer reports as it goes (read by the commits it paces).
     let progress: CheckpointProgress
-    /// The page number no page of this checkpoint reaches (`pageBound`): values written once while it runs go past it
+    /// The page number no page of this checkpoint reaches (`pageBound`; its writes are refused from there on,
+    /// `PageRunWriter.checkBelowFence`): values written once while it runs go past it
     /// (`ValueBox.backgroundCheckpointReserve`).
     let fence: UInt64
 
@@ -84,7 +85,8 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
                                       nanosecondsPerByte: nanosecondsPerByte)
         output.onWrite = { [progress] bytes in progress.noteWritten(bytes) }
         fence = input.firstNewPage + Self.pageBound(of: input)
-        allocator = PageAllocator(reusable: input.reusable, firstNewPage: input.firstNewPage, fence: fence)
+        allocator = PageAllocator(reusable: input.reusable, firstNewPage: input.firstNewPage)
+        output.fence = fence
         generation = input.durableMeta.generation + 1
         hasBlobs = input.blobs.contains { $0 != nil }
     }

@@ -358,6 +358,7 @@ extension ValueBox {
         // Read under the writer lock (or with no header at all): no writer can be changing it.
         let sameBoot = BootDigest.current != 0 && self.header?.hasValidIdentity == true
             && self.header?.intactLogBoot == BootDigest.current
+        defer { extentsCheckedByRecovery.removeAll() }   // also when the replay throws
         let outcome = try log.replay(salt: meta.walSalt, version: logVersion, afterSequence: meta.lastSequence, sameBoot: sameBoot,
                                      admit: { (sequence, payload, synced) throws(BoxwoodError) -> Bool in
             try admitsRecoveredRecord(sequence: sequence, payload: payload, synced: synced, sameBoot: sameBoot)

@@ -113,7 +113,7 @@ extension ValueBox {
     /// not in the file as the record says (a record another value box published names bytes it wrote before; a
     /// recovery checked the extents with `admitsRecoveredRecord` first) or lies over pages in use.
     func adoptLoggedExtent(_ extent: LoggedExtent) throws(BoxwoodError) {
-        if let problem = try problemWithLoggedExtent(extent) {
+        if extentsCheckedByRecovery.remove(extent.head) == nil, let problem = try problemWithLoggedExtent(extent) {
             throw .corrupted(file: dataFile.path, page: extent.head, reason: "WAL record names a value written once that is not there: \(problem)")
         }
         let pages = ExtentPage.pageCount(forStored: Int(extent.storedLength))
@@ -135,7 +135,11 @@ extension ValueBox {
         while !reader.isAtEnd {
             let operation: WALOperation
             do throws(ByteReadError) { operation = try reader.operation() } catch { return true }
-            guard case let .setExtent(_, _, _, extent) = operation, let problem = try problemWithLoggedExtent(extent) else { continue }
+            guard case let .setExtent(_, _, _, extent) = operation else { continue }
+            guard let problem = try problemWithLoggedExtent(extent) else {
+                extentsCheckedByRecovery.insert(extent.head)
+                continue
+            }
             if sameBoot || synced {
                 let why = synced ? "though the commit was synced" : "though nothing restarted since it was written"
                 throw .corrupted(file: dataFile.path, page: extent.head, reason: "WAL record \(sequence) names a value written once that is not there, \(why): \(problem)")

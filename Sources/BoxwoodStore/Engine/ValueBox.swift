@@ -78,6 +78,9 @@ public final class ValueBox {
     let valueWriter = ExtentWriter()
     /// True when this value box wrote an extent the data file may not hold durably yet (no sync since).
     var dataFileHasUnsyncedValues = false
+    /// Heads of the extents the running recovery checked before admitting their records (`admitsRecoveredRecord`):
+    /// applying the record takes them without hashing them again. Empty outside a recovery.
+    var extentsCheckedByRecovery: Set<UInt64> = []
     /// Bytes of extents this value box wrote for values written once since the last checkpoint began: an eighth of
     /// them counts toward the WAL threshold (`checkpointAfterCommit`), so that a recovery after a restart, which
     /// checks each named extent whole, reads a bounded amount of them.

@@ -77,6 +77,7 @@ extension PageRunWriter {
         if let room = try reserve(ExtentPage.pageCount(forStored: count), from: head) {
             ExtentPage.build(room, head: head, value: value, count: count)
         } else {
+            // (`reserve` checked the pages against the fence.)
             try large.write(value, count: count, head: head, to: file, layout: layout)
         }
     }

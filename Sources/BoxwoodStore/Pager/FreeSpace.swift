@@ -151,21 +151,14 @@ final class FreeSpace {
     /// `free` has none (the caller appends past the page count and records that with ``noteExtent(_:pages:)``).
     func takeRun(_ count: Int) -> UInt64? {
         if count >= noRunOf { return nil }
-        // `free` is largest first: a run p, p+1, …, p+count-1 sits at indices i, i-1, …, i-count+1.
-        var i = free.count - 1
-        while i >= count - 1 {
-            let first = free[i]
-            var n = 1
-            while n < count && free[i - n] == first + UInt64(n) { n += 1 }
-            if n == count {
-                free.removeSubrange((i - count + 1)...i)
-                extentsOfTransaction.append((first, count))
-                return first
-            }
-            i -= n
+        guard let i = PageAllocator.lowestRun(of: count, inLargestFirst: free) else {
+            noRunOf = count
+            return nil
         }
-        noRunOf = count
-        return nil
+        let first = free[i]
+        free.removeSubrange((i - count + 1)...i)
+        extentsOfTransaction.append((first, count))
+        return first
     }
 
     /// The open transaction could not write the extent it took last: its pages are free again.

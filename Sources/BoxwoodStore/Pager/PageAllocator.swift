@@ -9,14 +9,9 @@ final class PageAllocator {
     /// The shortest run `allocateRun` found no reusable pages for (`Int.max`: none yet).
     private var noRunOf = Int.max
 
-    /// The first page new pages must never reach (`UInt64.max`: none): a background checkpoint's, past which values
-    /// written once go while it runs (`FrozenCheckpointWriter.fence`).
-    let fence: UInt64
-
-    init(reusable: [UInt64] = [], firstNewPage: UInt64, fence: UInt64 = .max) {
+    init(reusable: [UInt64] = [], firstNewPage: UInt64) {
         remainingReusable = reusable
         nextPage = firstNewPage
-        self.fence = fence
     }
 
     /// One page: the smallest reusable one, else a new one.
@@ -31,27 +26,32 @@ final class PageAllocator {
         if count <= 1 { return allocate() }
         // Reusable pages are only taken, never added: once no run of `count` exists, none of `count` or more will.
         if count >= noRunOf { return allocateConsecutive(count) }
-        // `remainingReusable` is largest first: a run p, p+1, …, p+count-1 sits at indices i, i-1, …, i-count+1.
-        var i = remainingReusable.count - 1
-        while i >= count - 1 {
+        if let i = PageAllocator.lowestRun(of: count, inLargestFirst: remainingReusable) {
             let first = remainingReusable[i]
-            var n = 1
-            while n < count && remainingReusable[i - n] == first + UInt64(n) { n += 1 }
-            if n == count {
-                remainingReusable.removeSubrange((i - count + 1)...i)
-                return first
-            }
-            i -= n
+            remainingReusable.removeSubrange((i - count + 1)...i)
+            return first
         }
         noRunOf = count
         return allocateConsecutive(count)
     }
 
+    /// Where the lowest run of `count` (> 1) consecutive page numbers sits in `pages`, sorted largest first and
+    /// without duplicates: the index `i` of its first (smallest) page, the run being `pages[(i - count + 1)...i]`
+    /// (p, p+1, …, p+count-1 at indices i, i-1, …). nil when there is none.
+    static func lowestRun(of count: Int, inLargestFirst pages: [UInt64]) -> Int? {
+        var i = pages.count - 1
+        while i >= count - 1 {
+            let first = pages[i]
+            var n = 1
+            while n < count && pages[i - n] == first + UInt64(n) { n += 1 }
+            if n == count { return i }
+            i -= n
+        }
+        return nil
+    }
+
     /// `count` consecutive new pages; returns the first.
     func allocateConsecutive(_ count: Int) -> UInt64 {
-        // Invariant: `FrozenCheckpointWriter.pageBound` counts every page its checkpoint writes, so the new pages end
-        // at the fence at the latest; passing it would write over values written once since the freeze.
-        precondition(nextPage + UInt64(count) <= fence, "a background checkpoint outgrew its page bound")
         defer { nextPage += UInt64(count) }
         return nextPage
     }

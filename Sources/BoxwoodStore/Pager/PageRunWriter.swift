@@ -13,6 +13,9 @@ final class PageRunWriter {
     private(set) var bytesWritten: UInt64 = 0
     /// Called after each write reaches the file, with ``bytesWritten`` (a background checkpoint's progress).
     var onWrite: ((UInt64) -> Void)?
+    /// The first page this writer must never write (`UInt64.max`: none): a background checkpoint's fence, past which
+    /// values written once go while it runs (`FrozenCheckpointWriter.fence`).
+    var fence: UInt64 = .max
 
     init(file: StorageFile, layout: DataFileLayout) {
         self.file = file
@@ -26,6 +29,7 @@ final class PageRunWriter {
     /// encryption) and queues it for writing. `page` keeps its plain bytes.
     func write(_ page: UnsafeMutableRawPointer, as reference: UInt64) throws(BoxwoodError) {
         let number = reference.diskPageNumber
+        try checkBelowFence(number, count: 1)
         if runCount > 0 && (number != runStart + UInt64(runCount) || runCount == runCapacity) { try flush() }
         if runCount == 0 { runStart = number }
         let slot = run + runCount * layout.slotSize
@@ -39,12 +43,24 @@ final class PageRunWriter {
     /// continue it or do not fit with it. nil when `count` pages are more than a run holds, or the file is
     /// encrypted (every page sealed alone): the caller writes those itself.
     func reserve(_ count: Int, from first: UInt64) throws(BoxwoodError) -> UnsafeMutableRawPointer? {
+        try checkBelowFence(first, count: count)
         guard count <= runCapacity, !layout.isEncrypted else { return nil }
         if runCount > 0 && (first != runStart + UInt64(runCount) || runCount + count > runCapacity) { try flush() }
         if runCount == 0 { runStart = first }
         let slot = run + runCount * layout.slotSize
         runCount += count
         return slot
+    }
+
+    /// Refuses pages `first..<first + count` when they reach the fence, before anything of them is written.
+    /// `FrozenCheckpointWriter.pageBound` counts every page a background checkpoint writes, so this never happens;
+    /// if a miscount ever made it, the checkpoint fails (the old meta and the WAL stay the truth, and the value box
+    /// recovers from them) instead of writing over values written once since its freeze.
+    func checkBelowFence(_ first: UInt64, count: Int) throws(BoxwoodError) {
+        guard first < fence, UInt64(count) <= fence - first else {
+            throw .corrupted(file: file.path, page: first,
+                             reason: "a background checkpoint reached its fence (page \(fence)); refused, so that values written since its freeze stay intact")
+        }
     }
 
     /// Writes everything still queued.

@@ -58,11 +58,15 @@ extension ByteBuffer {
         append(key, length)
     }
 
-    func logSet(table: Int32, keyType: ValueBoxKeyType, key: UnsafeRawPointer, keyLength: Int, value: UnsafeRawPointer, valueLength: Int) {
-        append(WALOperationCode.set.rawValue)
+    private func appendSetTarget(_ code: WALOperationCode, table: Int32, keyType: ValueBoxKeyType, key: UnsafeRawPointer, keyLength: Int) {
+        append(code.rawValue)
         append(table)
         append(UInt8(keyType.rawValue))
         appendKey(key, keyLength)
+    }
+
+    func logSet(table: Int32, keyType: ValueBoxKeyType, key: UnsafeRawPointer, keyLength: Int, value: UnsafeRawPointer, valueLength: Int) {
+        appendSetTarget(.set, table: table, keyType: keyType, key: key, keyLength: keyLength)
         append(UInt64(valueLength))
         append(value, valueLength)
     }
@@ -92,10 +96,7 @@ extension ByteBuffer {
     }
 
     func logSetExtent(table: Int32, keyType: ValueBoxKeyType, key: UnsafeRawPointer, keyLength: Int, extent: LoggedExtent) {
-        append(WALOperationCode.setExtent.rawValue)
-        append(table)
-        append(UInt8(keyType.rawValue))
-        appendKey(key, keyLength)
+        appendSetTarget(.setExtent, table: table, keyType: keyType, key: key, keyLength: keyLength)
         append(extent.head)
         append(extent.storedLength)
         append(extent.rawLength)
@@ -115,6 +116,17 @@ extension ByteReader {
         try bytes(Int(try uint16()))
     }
 
+    /// What a set (either form) sets: table, key type, key.
+    private mutating func setTarget() throws(ByteReadError) -> (Int32, ValueBoxKeyType, UnsafeRawBufferPointer) {
+        let table = try int32()
+        let keyTypeOffset = offset
+        let rawKeyType = try uint8()
+        guard let keyType = ValueBoxKeyType(rawValue: Int32(rawKeyType)) else {
+            throw .undefinedByte(rawKeyType, offset: keyTypeOffset)
+        }
+        return (table, keyType, try key())
+    }
+
     /// The next operation. Throws when the payload is malformed (which a valid checksum makes a bug or a crafted
     /// file; the caller reports corruption).
     mutating func operation() throws(ByteReadError) -> WALOperation {
@@ -123,13 +135,7 @@ extension ByteReader {
         guard let code = WALOperationCode(rawValue: raw) else { throw .undefinedByte(raw, offset: codeOffset) }
         switch code {
         case .set:
-            let table = try int32()
-            let keyTypeOffset = offset
-            let rawKeyType = try uint8()
-            guard let keyType = ValueBoxKeyType(rawValue: Int32(rawKeyType)) else {
-                throw .undefinedByte(rawKeyType, offset: keyTypeOffset)
-            }
-            let key = try key()
+            let (table, keyType, key) = try setTarget()
             // A length beyond Int.max is clamped: it is longer than any payload, so `bytes` throws.
             let value = try bytes(Int(clamping: try uint64()))
             return .set(table: table, keyType: keyType, key: key, value: value)
@@ -151,13 +157,7 @@ extension ByteReader {
         case .setMasterClientId:
             return .setMasterClientId(try int64())
         case .setExtent:
-            let table = try int32()
-            let keyTypeOffset = offset
-            let rawKeyType = try uint8()
-            guard let keyType = ValueBoxKeyType(rawValue: Int32(rawKeyType)) else {
-                throw .undefinedByte(rawKeyType, offset: keyTypeOffset)
-            }
-            let key = try key()
+            let (table, keyType, key) = try setTarget()
             let head = try uint64()
             let storedLength = try uint64()
             let rawLength = try uint64()
