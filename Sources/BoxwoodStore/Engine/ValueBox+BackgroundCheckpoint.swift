@@ -187,7 +187,8 @@ extension ValueBox {
             return
         }
         for (id, table) in state.tables where table.root.isDirtyRef {
-            if let disk = outcome.forward[table.root.dirtyIndex] { state.tables[id]!.root = disk }
+            let index = table.root.dirtyIndex
+            if index < outcome.forward.count, outcome.forward[index] != 0 { state.tables[id]!.root = outcome.forward[index] }
         }
         let released = pager.installFrozen(forward: outcome.forward, blobForward: outcome.blobForward, written: outcome.written)
         pager.freeSpace.installAfterBackgroundCheckpoint(free: outcome.free, freelistPages: outcome.freelistPages,

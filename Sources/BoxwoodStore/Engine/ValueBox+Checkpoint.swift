@@ -351,7 +351,7 @@ protocol CheckpointPageSink: AnyObject {
 
 extension CheckpointPageSink {
     /// Writes `free` (minus the pages taken to hold it) as a chain of freelist pages; returns the disk reference of
-    /// the first, the page numbers of all, and the entries written.
+    /// the first, the page numbers of all, and the entries written, which `free` holds afterwards, largest first.
     func writeFreelist(_ free: inout [UInt64]) throws(BoxwoodError) -> (head: UInt64, pages: [UInt64], count: Int) {
         if free.isEmpty { return (0, [], 0) }
         // Freelist pages must come from pages the durable state does not use: the remaining reusable ones
@@ -372,6 +372,8 @@ extension CheckpointPageSink {
             index += n
             try write(page, as: number)
         }
+        // Handed back largest first, the order `FreeSpace` keeps (its install then only checks it).
+        free = entries.reversed()
         return (listPages.first ?? 0, listPages.map(\.diskPageNumber), entries.count)
     }
 }

@@ -54,7 +54,7 @@ final class FreeSpace {
     /// Adopts the free space of a durable state: its freelist (entries and the pages holding them) and its
     /// catalog's pages. Nothing is released in a state just read or just written.
     func install(free: [UInt64], freelistPages: [UInt64], catalogPages: [UInt64]) {
-        self.free = free.sorted(by: >)
+        self.free = FreeSpace.largestFirst(free)
         self.freelistPages = freelistPages
         self.catalogPages = catalogPages
         released = []
@@ -90,11 +90,14 @@ final class FreeSpace {
             for extent in extentsSinceFreeze where extent.first >= metaPageCount {
                 for i in 0..<extent.pages where extent.first + UInt64(i) < pageCount { used[Int(extent.first - metaPageCount) + i] = true }
             }
-            for (i, inUse) in used.enumerated() where !inUse { free.append(metaPageCount + UInt64(i)) }
+            // Largest first, ahead of the freelist's entries (pages of the new meta, below its page count).
+            var gap: [UInt64] = []
+            for (i, inUse) in used.enumerated().reversed() where !inUse { gap.append(metaPageCount + UInt64(i)) }
+            free = gap + free
         }
         isFrozen = false
         extentsSinceFreeze = []
-        self.free = free.sorted(by: >)
+        self.free = FreeSpace.largestFirst(free)
         self.freelistPages = freelistPages
         self.catalogPages = catalogPages
         noRunOf = Int.max
@@ -108,6 +111,14 @@ final class FreeSpace {
             }
             releasedBits[word] |= 1 << (page & 63)
         }
+    }
+
+    /// `pages` sorted largest first. A checkpoint's freelist comes sorted (`writeFreelist`), so the check is all the
+    /// work an install does on its committing thread; anything else is sorted.
+    private static func largestFirst(_ pages: [UInt64]) -> [UInt64] {
+        var index = 1
+        while index < pages.count, pages[index - 1] > pages[index] { index += 1 }
+        return index >= pages.count ? pages : pages.sorted(by: >)
     }
 
     /// Records that the open transaction stopped using page `page` of the durable state. False when the page was
