@@ -85,6 +85,58 @@ enum FullTextPostingBlock {
         }
     }
 
+    /// The docId of a block's last entry: what reading every entry with `Reader` ends at, with the same checks (a
+    /// value `Reader` finds malformed throws here too), but without making each entry's positions and bytes. For
+    /// the appends of a commit, which read a list's last block only to continue it.
+    static func lastDocId(firstDocId: UInt64, value: UnsafeRawBufferPointer, hasPositions: Bool) throws(FullTextFormatError) -> UInt64 {
+        let count = value.count
+        guard let base = value.baseAddress else {
+            // An empty value: a one-entry block without positions; a posting block needs its first entry's bytes.
+            if hasPositions { throw .malformedBlock }
+            return firstDocId
+        }
+        var offset = 0
+        // `ByteReader.varint`: at most 10 bytes, the last one without the continuation bit.
+        @inline(__always) func varint() throws(FullTextFormatError) -> UInt64 {
+            let end = min(offset + 10, count)
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < end {
+                let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+                offset += 1
+                value |= UInt64(byte & 0x7f) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+            throw .malformedBlock
+        }
+        var docId = firstDocId
+        var hasLength = true
+        var started = false
+        while true {
+            if started {
+                if offset == count { return docId }
+                var delta = try varint()
+                if hasPositions {
+                    hasLength = delta & 1 == 1
+                    delta >>= 1
+                }
+                guard delta > 0, delta <= UInt64.max - docId else { throw .malformedBlock }
+                docId += delta
+            }
+            if hasPositions {
+                var length: UInt64 = 0
+                if hasLength {
+                    let n = try varint()
+                    guard n <= UInt64(count - offset), n > 0 || !started else { throw .malformedBlock }
+                    length = n
+                }
+                if length == 0 { _ = try varint() } else { offset += Int(length) }
+            }
+            started = true
+        }
+    }
+
     /// Encodes entries (ascending docIds) into block values, starting a new block when one would exceed
     /// `maxBytes`. `finish()` returns the blocks made.
     struct Builder {

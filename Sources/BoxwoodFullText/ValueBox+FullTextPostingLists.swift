@@ -3,43 +3,61 @@
 extension ValueBox {
     /// Appends `count` entries (`entry(i)`: docId and encoded positions; docIds ascending and larger than every
     /// docId of the list) to list `prefix` of `table`: the list's last block is extended, and new blocks start
-    /// whenever one is full. Cost: one descending seek, then one write per changed or new block.
+    /// whenever one is full. Cost: one descent (`updateLastEntry`) that reads the last block and writes the first
+    /// changed or new block, then one `set` per further new block.
     func appendToFullTextList(_ table: ValueBoxTable, prefix: UnsafeRawBufferPointer, hasPositions: Bool, count: Int,
                               _ entry: (Int) -> (docId: UInt64, positions: UnsafeRawBufferPointer)) throws(BoxwoodError) {
         guard count > 0 else { return }
         let firstNew = entry(0).docId
-        var builder = FullTextPostingBlock.Builder(hasPositions: hasPositions)
-        var lastBlock: (firstDocId: UInt64, length: Int)? = nil
-        var malformed = false
-        // The list's last block: the largest key below `prefix ‖ FF…FF` (docIds never reach 2^64 − 1).
-        var start = ValueBoxKey(length: prefix.count + 8)
-        start.setBytes(0, prefix)
-        start.setUInt64(prefix.count, value: .max)
-        try withRange(table, start: start, end: ValueBoxKey(bytes: prefix), limit: 1) { key, value in
-            let first = FullTextPostingBlock.firstDocId(ofKey: key)
-            var reader = FullTextPostingBlock.Reader(firstDocId: first, value: value, hasPositions: hasPositions)
-            do throws(FullTextFormatError) {
-                while try reader.next() {}
-            } catch {
-                malformed = true
-                return false
+        // The list's last block: the last key at most `prefix ‖ FF…FF` (docIds never reach 2^64 − 1) with the prefix.
+        var key = ValueBoxKey(length: prefix.count + 8)
+        key.setBytes(0, prefix)
+        key.setUInt64(prefix.count, value: .max)
+        var blocks: [(firstDocId: UInt64, value: [UInt8])] = []
+        // The blocks `updateLastEntry` wrote: the first one, or none when the last block is unchanged and nothing follows.
+        var written = 0
+        try updateLastEntry(table, atOrBelow: key, prefixLength: prefix.count) { (lastKey, lastValue) throws(BoxwoodError) -> LastEntryUpdate in
+            // (Made once: the block size is a task-local value.)
+            var builder: FullTextPostingBlock.Builder
+            var lastBlock: (firstDocId: UInt64, length: Int)? = nil
+            if let lastKey, let lastValue {
+                let first = FullTextPostingBlock.firstDocId(ofKey: lastKey)
+                let last: UInt64
+                do throws(FullTextFormatError) {
+                    last = try FullTextPostingBlock.lastDocId(firstDocId: first, value: lastValue, hasPositions: hasPositions)
+                } catch {
+                    throw fullTextCorruption(table, "a block of a list is malformed")
+                }
+                guard last < firstNew else { throw fullTextCorruption(table, "a block of a list is not below the entries appended to it") }
+                lastBlock = (first, lastValue.count)
+                builder = FullTextPostingBlock.Builder(continuing: lastValue, firstDocId: first, lastDocId: last, hasPositions: hasPositions)
+            } else {
+                builder = FullTextPostingBlock.Builder(hasPositions: hasPositions)
             }
-            guard reader.docId < firstNew else { malformed = true; return false }
-            lastBlock = (first, value.count)
-            builder = FullTextPostingBlock.Builder(continuing: value, firstDocId: first, lastDocId: reader.docId, hasPositions: hasPositions)
-            return false
+            for i in 0..<count {
+                let (docId, positions) = entry(i)
+                builder.append(docId, positions: positions)
+            }
+            blocks = builder.finish()
+            if let lastBlock, lastBlock.firstDocId == blocks[0].firstDocId {
+                // The last block, unchanged when the appended entries all went to new blocks.
+                if lastBlock.length != blocks[0].value.count {
+                    written = 1
+                    return .replace(value: blocks[0].value)
+                }
+                guard blocks.count > 1 else { return .keep }
+                written = 2
+                key.setUInt64(prefix.count, value: blocks[1].firstDocId)
+                return .insert(key: key, value: blocks[1].value)
+            }
+            written = 1
+            key.setUInt64(prefix.count, value: blocks[0].firstDocId)
+            return .insert(key: key, value: blocks[0].value)
         }
-        if malformed { throw fullTextCorruption(table, "a block of a list is malformed or not below the entries appended to it") }
-        for i in 0..<count {
-            let (docId, positions) = entry(i)
-            builder.append(docId, positions: positions)
-        }
-        // `start` is the scratch key of the blocks written (same prefix, same length).
-        for (index, block) in builder.finish().enumerated() {
-            // The last block, unchanged when the appended entries all went to new blocks.
-            if index == 0, let lastBlock, lastBlock.firstDocId == block.firstDocId, lastBlock.length == block.value.count { continue }
-            start.setUInt64(prefix.count, value: block.firstDocId)
-            try withBytes(block.value) { (bytes) throws(BoxwoodError) in try set(table, key: start, bytes: bytes) }
+        // `key` is the scratch key of the blocks written (same prefix, same length).
+        for block in blocks.dropFirst(written) {
+            key.setUInt64(prefix.count, value: block.firstDocId)
+            try withBytes(block.value) { (bytes) throws(BoxwoodError) in try set(table, key: key, bytes: bytes) }
         }
     }
 

@@ -234,6 +234,58 @@ extension ValueBox {
         }
     }
 
+    /// `FullTextPostingBlock.lastDocId` (the appends' scan of a list's last block) ends where reading every entry with
+    /// `Reader` ends, and throws for exactly the values `Reader` finds malformed: built blocks, the same with random
+    /// bytes changed, cut or appended, and random bytes, with and without positions.
+    @Test func lastDocIdAgreesWithTheReader() throws {
+        let seed = crashTestSeed()
+        print("FullTextBlockTests.lastDocIdAgreesWithTheReader: seed \(seed) (replay with BOXWOOD_SEED=\(seed))")
+        var rng = SplitMix64(seed: seed)
+        var malformed = 0, sound = 0
+        for round in 0..<20_000 {
+            let hasPositions = rng.chance(0.7)
+            let randomBytes = rng.chance(0.2)
+            // Near 2^64 only for random bytes (a docId delta overflow must be refused); the builder's header of a
+            // block's first entry doubles its docId, so built blocks start lower.
+            let first = randomBytes && rng.chance(0.3) ? UInt64.max - UInt64(rng.below(1_000)) : UInt64(rng.below(1 << 20))
+            var value: [UInt8]
+            if randomBytes {
+                value = rng.bytes(rng.below(24))
+            } else {
+                var builder = FullTextPostingBlock.Builder(hasPositions: hasPositions, maxBytes: 1 << 20)
+                var docId = first
+                for i in 0..<(1 + rng.below(12)) {
+                    if i > 0 {
+                        let step = UInt64(1 + rng.below(rng.chance(0.2) ? 1 << 30 : 300))
+                        guard step <= UInt64.max - docId else { break }
+                        docId += step
+                    }
+                    var positions: [UInt8] = []
+                    for _ in 0..<(1 + rng.below(rng.chance(0.7) ? 1 : 5)) { appendVarint(UInt64(rng.below(rng.chance(0.8) ? 100 : 100_000)), to: &positions) }
+                    positions.withUnsafeBytes { builder.append(docId, positions: $0) }
+                }
+                value = builder.finish().first?.value ?? []
+                switch rng.below(5) {
+                case 0 where !value.isEmpty: value[rng.below(value.count)] = UInt8(rng.below(256))
+                case 1 where !value.isEmpty: value.removeLast(1 + rng.below(value.count))
+                case 2: value += rng.bytes(1 + rng.below(4))
+                default: break
+                }
+            }
+            let expected: UInt64? = value.withUnsafeBytes { bytes in
+                var reader = FullTextPostingBlock.Reader(firstDocId: first, value: bytes, hasPositions: hasPositions)
+                do { while try reader.next() {} } catch { return nil }
+                return reader.docId
+            }
+            let found: UInt64? = value.withUnsafeBytes { bytes in
+                try? FullTextPostingBlock.lastDocId(firstDocId: first, value: bytes, hasPositions: hasPositions)
+            }
+            #expect(found == expected, "seed \(seed), round \(round): \(value), first \(first), positions \(hasPositions)")
+            if expected == nil { malformed += 1 } else { sound += 1 }
+        }
+        #expect(malformed > 1_000 && sound > 1_000, "seed \(seed): \(malformed) malformed, \(sound) sound values")
+    }
+
     /// Layout 3's records: ASCII text is kept as text (form 0), any other text as tokens (form 1); both answer
     /// record-checked queries and removals alike, and a record of an unknown form or with a non-ASCII byte in
     /// its text is reported as `.corrupted`.
