@@ -224,8 +224,6 @@ enum BTree {
     /// under-filled pages with a sibling when both fit in one page, and collapses a root with a single child.
     static func rebalance(_ pager: Pager, root: inout PageRef, path: TreePath) throws(BoxwoodError) {
         var level = path.refs.count - 1
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
-        defer { scratch.deallocate() }
         var nodeIsEmpty = LeafPage(pager.dirtyMemory(path.refs[level])).count == 0
         while level > 0 {
             let nodeRef = path.refs[level]
@@ -241,8 +239,8 @@ enum BTree {
                 nodeIsEmpty = false
                 continue
             }
-            let merged = try leaf ? mergeWithSibling(LeafPage.self, pager, parent: parent, c, level: level, path: path, scratch: scratch)
-                                  : mergeWithSibling(BranchPage.self, pager, parent: parent, c, level: level, path: path, scratch: scratch)
+            let merged = try leaf ? mergeWithSibling(LeafPage.self, pager, parent: parent, c, level: level, path: path)
+                                  : mergeWithSibling(BranchPage.self, pager, parent: parent, c, level: level, path: path)
             if !merged { break }
             level -= 1
         }
@@ -267,7 +265,7 @@ enum BTree {
     /// child), and the right page is freed and leaves `parent`. False, nothing changed, when the page is full
     /// enough, it is its parent's only child, or the two do not fit in one page.
     private static func mergeWithSibling<Page: SlottedPage>(_: Page.Type, _ pager: Pager, parent: UnsafeMutableRawPointer, _ c: Int, level: Int,
-                                                            path: TreePath, scratch: UnsafeMutableRawPointer) throws(BoxwoodError) -> Bool {
+                                                            path: TreePath) throws(BoxwoodError) -> Bool {
         let parentPage = BranchPage(parent)
         if Page(pager.dirtyMemory(path.refs[level])).usedBytes >= PageLayout.capacity / 4 || parentPage.count == 0 { return false }
         let (leftIndex, rightIndex) = c > 0 ? (c - 1, c) : (c, c + 1)
@@ -288,9 +286,14 @@ enum BTree {
         if branch {
             let off = parentPage.slot(rightIndex - 1)
             let size = BranchPage.cellSize(parent, off)
-            scratch.copyMemory(from: parent + off, byteCount: size)
-            store64(scratch, 2, BranchPage(right.memory).link)
-            _ = Page.appendCell(left, scratch, size)
+            // The separator, with the right page's leftmost child, is copied before it goes (a cell is small: on
+            // the stack; a removal that merges nothing allocates nothing).
+            withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { buffer in
+                let cell = buffer.baseAddress.unsafelyUnwrapped
+                cell.copyMemory(from: parent + off, byteCount: size)
+                store64(cell, 2, BranchPage(right.memory).link)
+                _ = Page.appendCell(left, cell, size)
+            }
         }
         for i in 0..<right.count {
             let off = right.slot(i)
