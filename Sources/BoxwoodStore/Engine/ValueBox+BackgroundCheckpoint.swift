@@ -68,17 +68,22 @@ extension ValueBox {
     /// Paces this commit by the running background checkpoint, so that the writer does not outrun the checkpointer
     /// and then wait for all of it at the cap. Commits may dirty ``pacingHeadStart`` of the memory budget after the
     /// freeze freely; beyond that, a commit returns only once the checkpoint has done (by `CheckpointProgress`'s
-    /// estimate) the same share of its work as the commits have dirtied of the rest of the budget (dirtied 3/4 of
-    /// the budget: half done). At the budget that is all of it, which is where the cap (twice the budget, frozen
-    /// pages included) would have made the commit wait for the whole checkpoint. The wait sleeps in the kernel until
-    /// the estimate's time or the checkpoint's end, whichever comes first; a checkpoint that ended is installed.
+    /// estimate) the same share of its work as the commits have dirtied of the rest of their room (dirtied 3/4 of
+    /// it: half done). Their room ends at the budget, or earlier where the cap (twice the budget, frozen pages
+    /// included) would stop a commit: a checkpoint frozen at the budget plus a transaction puts the cap a
+    /// transaction short of the budget, and pacing to the budget left the last commit before the cap a wait for the
+    /// checkpoint's whole remainder (the slowest `latency-txn-1000` commits). At the end of the room the estimate
+    /// says the checkpoint is done, so the cap waits only for the estimate's error. The wait sleeps in the kernel
+    /// until the estimate's time or the checkpoint's end, whichever comes first; a checkpoint that ended is installed.
     private func paceCommitsByCheckpoint() {
         guard let checkpoint = backgroundCheckpoint else { return }
         let budget = Double(options.checkpointMemoryBytes)
         let headStart = budget * ValueBox.pacingHeadStart
+        let frozen = Double(pager.frozenPageCount * PageLayout.pageSize + pager.frozenBlobBytes)
+        let room = max(headStart + Double(PageLayout.pageSize), min(budget, budget * Double(ValueBox.dirtyMemoryCap) - frozen))
         let dirtied = Double(dirtyBytesSinceFreeze)
         guard dirtied > headStart else { return }
-        let share = min(1, (dirtied - headStart) / (budget - headStart))
+        let share = min(1, (dirtied - headStart) / (room - headStart))
         guard !checkpoint.progress.hasDone(share) else { return }
         let start = ContinuousClock.now
         checkpoint.progress.wait(untilDone: share)
