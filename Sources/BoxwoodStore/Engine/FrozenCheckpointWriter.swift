@@ -38,10 +38,8 @@ struct FrozenCheckpointOutcome {
     /// The new durable freelist's entries and the pages holding it.
     var free: [UInt64]
     var freelistPages: [UInt64]
-    /// Frozen dirty page index → the disk reference it was written as; 0 for a slot the checkpoint did not write (no
-    /// tree page is page 0, a meta page). An array, not a dictionary: the install looks up every child of every page
-    /// made after the freeze, on the committing thread.
-    var forward: [UInt64]
+    /// Frozen dirty page index → the disk reference it was written as.
+    var forward: FrozenPageForward
     /// Frozen blob index → its overflow chain's (or extent's) first disk reference and page numbers.
     var blobForward: [Int: (head: UInt64, pages: [UInt64])]
     /// Every page number written.
@@ -62,7 +60,7 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
     private let generation: UInt64
     private let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
     private let extents = ExtentWriter()
-    private var forward: [UInt64] = []
+    private var forward = FrozenPageForward(count: 0)
     private var blobForward: [Int: (head: UInt64, pages: [UInt64])] = [:]
     private var written: [UInt64] = []
     private let hasBlobs: Bool
@@ -107,7 +105,7 @@ final class FrozenCheckpointWriter: CheckpointPageSink {
 
     /// Writes everything and the meta; returns what the install needs.
     func run() throws(BoxwoodError) -> FrozenCheckpointOutcome {
-        forward = [UInt64](repeating: 0, count: input.pages.count)
+        forward = FrozenPageForward(count: input.pages.count)
         // 1a. Table trees.
         var roots: [Int32: PageRef] = [:]
         for (id, table) in input.tables { roots[id] = try flush(table.root) }

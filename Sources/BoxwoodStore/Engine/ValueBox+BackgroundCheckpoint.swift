@@ -16,10 +16,11 @@ extension ValueBox {
     /// Dirty page and value bytes in memory, frozen ones included.
     var dirtyBytes: Int { pager.liveDirtyPages * PageLayout.pageSize + pager.liveBlobBytes }
 
+    /// Dirty bytes the running background checkpoint froze (0 when none runs).
+    var frozenBytes: Int { pager.frozenPageCount * PageLayout.pageSize + pager.frozenBlobBytes }
+
     /// Dirty bytes made since the running background checkpoint froze its state (all of them when none runs).
-    var dirtyBytesSinceFreeze: Int {
-        (pager.liveDirtyPages - pager.frozenPageCount) * PageLayout.pageSize + pager.liveBlobBytes - pager.frozenBlobBytes
-    }
+    var dirtyBytesSinceFreeze: Int { dirtyBytes - frozenBytes }
 
     /// After a commit (writer lock held, no transaction open): checkpoints when a threshold is crossed — in the
     /// background when it may, else inline. Errors of an inline checkpoint are kept in `lastCheckpointError`.
@@ -79,8 +80,7 @@ extension ValueBox {
         guard let checkpoint = backgroundCheckpoint else { return }
         let budget = Double(options.checkpointMemoryBytes)
         let headStart = budget * ValueBox.pacingHeadStart
-        let frozen = Double(pager.frozenPageCount * PageLayout.pageSize + pager.frozenBlobBytes)
-        let room = max(headStart + Double(PageLayout.pageSize), min(budget, budget * Double(ValueBox.dirtyMemoryCap) - frozen))
+        let room = max(headStart + Double(PageLayout.pageSize), min(budget, budget * Double(ValueBox.dirtyMemoryCap) - Double(frozenBytes)))
         let dirtied = Double(dirtyBytesSinceFreeze)
         guard dirtied > headStart else { return }
         let share = min(1, (dirtied - headStart) / (room - headStart))
@@ -192,8 +192,7 @@ extension ValueBox {
             return
         }
         for (id, table) in state.tables where table.root.isDirtyRef {
-            let index = table.root.dirtyIndex
-            if index < outcome.forward.count, outcome.forward[index] != 0 { state.tables[id]!.root = outcome.forward[index] }
+            if let disk = outcome.forward[table.root.dirtyIndex] { state.tables[id]!.root = disk }
         }
         let released = pager.installFrozen(forward: outcome.forward, blobForward: outcome.blobForward, written: outcome.written)
         pager.freeSpace.installAfterBackgroundCheckpoint(free: outcome.free, freelistPages: outcome.freelistPages,

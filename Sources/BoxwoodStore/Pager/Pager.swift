@@ -328,12 +328,17 @@ final class Pager {
     }
 
     private func releaseDirty(_ index: Int) {
-        if let memory = dirtyPages[index] {
-            if sparePages.count < Pager.sparePageLimit { sparePages.append(memory) } else { memory.deallocate() }
-            dirtyPages[index] = nil
-            freeDirtySlots.append(index)
-            liveDirtyPages -= 1
-        }
+        guard let memory = detachDirty(index) else { return }
+        if sparePages.count < Pager.sparePageLimit { sparePages.append(memory) } else { memory.deallocate() }
+    }
+
+    /// Empties dirty page slot `index` (it becomes reusable) and hands its buffer to the caller; nil when it was empty.
+    private func detachDirty(_ index: Int) -> UnsafeMutableRawPointer? {
+        guard let memory = dirtyPages[index] else { return nil }
+        dirtyPages[index] = nil
+        freeDirtySlots.append(index)
+        liveDirtyPages -= 1
+        return memory
     }
 
     // MARK: Blobs (values bound for overflow pages)
@@ -453,11 +458,11 @@ final class Pager {
     }
 
     /// Installs a background checkpoint whose meta is durable (between transactions): every reference that a page
-    /// made after the freeze holds to a frozen page or blob now names the disk page it was written to (`forward`, by
-    /// frozen page index, 0 for none; `blobForward`: the first page of its overflow chain), the frozen memory is freed, and `written` (every page
+    /// made after the freeze holds to a frozen page or blob now names the disk page it was written to (`forward`,
+    /// `blobForward`: the first page of its overflow chain), the frozen memory is freed, and `written` (every page
     /// the checkpoint wrote) is forgotten as verified or decrypted. Returns the disk pages of frozen pages and blobs
     /// that commits after the freeze stopped using: the next checkpoint frees them. The caller maps the roots.
-    func installFrozen(forward: [UInt64], blobForward: [Int: (head: UInt64, pages: [UInt64])], written: [UInt64]) -> [UInt64] {
+    func installFrozen(forward: FrozenPageForward, blobForward: [Int: (head: UInt64, pages: [UInt64])], written: [UInt64]) -> [UInt64] {
         guard let frozenBefore else { return [] }
         let hadFrozenBlobs = !blobForward.isEmpty
         for index in dirtyPages.indices {
@@ -466,9 +471,7 @@ final class Pager {
                 let branch = BranchPage(p)
                 for c in 0...branch.count {
                     let child = branch.child(c)
-                    guard child.isDirtyRef else { continue }
-                    let frozen = child.dirtyIndex
-                    if frozen < forward.count, forward[frozen] != 0 { BranchPage.setChild(p, c, forward[frozen]) }
+                    if child.isDirtyRef, let disk = forward[child.dirtyIndex] { BranchPage.setChild(p, c, disk) }
                 }
             } else if hadFrozenBlobs {
                 let leaf = LeafPage(p)
@@ -482,31 +485,23 @@ final class Pager {
             }
         }
         var released: [UInt64] = []
-        for index in retiredFrozenPages where index < forward.count && forward[index] != 0 { released.append(forward[index].diskPageNumber) }
+        for index in retiredFrozenPages { if let disk = forward[index] { released.append(disk.diskPageNumber) } }
         for index in retiredFrozenBlobs { if let disk = blobForward[index] { released.append(contentsOf: disk.pages) } }
         for page in written { if isEncrypted { decrypted.remove(page) } else { markVerified(page) } }
         // A blob of several pages in a plain file was written as an extent (`ExtentPage.holds`), whose pages are not in
         // `written`: its head is verified (written here), the others must never pass as verified pages.
         if !isEncrypted { for (_, disk) in blobForward where disk.pages.count > 1 { didWriteExtent(disk.pages[0], pages: disk.pages.count) } }
-        // The frozen pages' buffers: the spare list keeps what it keeps after any checkpoint, the rest is freed off
-        // this thread (`PageBufferRelease`: thousands of `free` calls would stall the commit that installs).
-        var unused: [UnsafeMutableRawPointer] = []
-        unused.reserveCapacity(frozenPageCount)
+        // The frozen pages' buffers all go to the spare list, whose trim below frees what it does not keep.
         for index in dirtyPages.indices where dirtyTxn[index] < frozenBefore {
-            guard let memory = dirtyPages[index] else { continue }
-            dirtyPages[index] = nil
-            freeDirtySlots.append(index)
-            liveDirtyPages -= 1
-            if sparePages.count < Pager.sparePagesAfterCheckpoint { sparePages.append(memory) } else { unused.append(memory) }
+            if let memory = detachDirty(index) { sparePages.append(memory) }
         }
-        while sparePages.count > Pager.sparePagesAfterCheckpoint { unused.append(sparePages.removeLast()) }
-        PageBufferRelease.deallocate(unused)
         for index in blobs.indices { if let b = blobs[index], b.txn < frozenBefore { releaseBlob(index) } }
         retiredFrozenPages.removeAll()
         retiredFrozenBlobs.removeAll()
         self.frozenBefore = nil
         frozenPageCount = 0
         frozenBlobBytes = 0
+        trimSparePages()
         modificationCount &+= 1
         return released
     }
@@ -548,7 +543,10 @@ final class Pager {
 
     /// Returns spare page buffers beyond `keep` to the allocator (after a checkpoint released its pages).
     func trimSparePages(keeping keep: Int = Pager.sparePagesAfterCheckpoint) {
-        while sparePages.count > keep { sparePages.removeLast().deallocate() }
+        guard sparePages.count > keep else { return }
+        // One batch: after a background checkpoint's install it is every frozen page (`PageBufferRelease`).
+        PageBufferRelease.deallocate(Array(sparePages[keep...]))
+        sparePages.removeLast(sparePages.count - keep)
     }
 
     /// Frees everything held in memory (on deinit).
